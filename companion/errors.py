@@ -1,0 +1,37 @@
+"""One root for every error the companion raises on purpose.
+
+Each error also mixes in the builtin a caller would naturally catch, so
+`except ValueError` keeps working for code that knows nothing of the companion.
+"""
+
+
+class CompanionError(Exception):
+    """Root of every error the companion raises on purpose."""
+
+
+class IllegalCommand(CompanionError, ValueError):
+    """A command the rules do not allow now. Nothing was changed."""
+
+
+class BadCommand(IllegalCommand):
+    """Input that is not a well-formed command at all (not JSON, unknown key, wrong type)."""
+
+
+class GameLogError(CompanionError, RuntimeError):
+    """The game log on disk cannot be read: torn, corrupted, or not a companion database."""
+
+
+class UnknownGame(CompanionError, LookupError):
+    """A game id that the game log does not hold."""
+
+
+class ConfigError(CompanionError, ValueError):
+    """A configuration file or setting that cannot be used (a pin used twice, an unknown name)."""
+
+
+class CameraError(CompanionError, OSError):
+    """A camera that cannot be opened, fails, or disappears."""
+
+
+class ImageError(CompanionError, ValueError):
+    """An image that cannot be decoded or holds nothing readable."""

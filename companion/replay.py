@@ -1,0 +1,55 @@
+"""Replaying a JSON Lines game log: one command a line, the first a new_game."""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable, Iterator
+
+from .commands import NewGame, parse_command
+from .engine import Engine
+from .errors import CompanionError, IllegalCommand
+
+
+class RefusedLine(IllegalCommand):
+    """A line of a game log that the rules or the parser refused; `line` is its 1-based number."""
+
+    def __init__(self, line: int, reason: str):
+        super().__init__(f"line {line}: {reason}")
+        self.line = line
+        self.reason = reason
+
+
+def iter_replay(lines: Iterable[str]) -> Iterator[tuple[int, Engine, dict]]:
+    """Apply a game log line by line, yielding (line number, engine, command as given) after each.
+
+    Blank lines are skipped; line numbers count every physical line. Raises
+    RefusedLine for the first line that is not accepted.
+    """
+    engine: Engine | None = None
+    last = 0
+    for number, text in enumerate(lines, start=1):
+        last = number
+        if not text.strip():
+            continue
+        try:
+            cmd = parse_command(text)
+            if engine is None:
+                if not isinstance(cmd, NewGame):
+                    raise IllegalCommand(f"the first command must be new_game, got {text.strip()}")
+                engine = Engine(cmd)
+            else:
+                engine.apply(cmd)
+        except CompanionError as exc:
+            raise RefusedLine(number, str(exc)) from None
+        yield number, engine, json.loads(text)  # kept as given, so export gives back the same lines
+    if engine is None:
+        raise RefusedLine(max(last, 1), "the game log holds no command; its first line must be a new_game command")
+
+
+def replay_lines(lines: Iterable[str]) -> tuple[Engine, list[dict]]:
+    """Replay a whole game log; returns the engine and the accepted commands as given."""
+    engine = None
+    accepted: list[dict] = []
+    for _, engine, raw in iter_replay(lines):
+        accepted.append(raw)
+    return engine, accepted

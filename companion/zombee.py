@@ -1,0 +1,288 @@
+"""ZomBee: the turn flow, flowers, honey and the tournament, as the companion enforces them.
+
+docs/zombee.md states the rules in plain words; this module is their exact form.
+Every `apply` validates the whole command before it changes anything (the
+Engine also works on a copy, so a refusal can never leave half a change).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from .commands import Choose, Command, Flip, NewGame, Roll, Stop, quote
+from .errors import IllegalCommand
+from .events import Event
+from .zombee_dice import DICE, HONEY_FOR_A_DROP, MAX_ROLLS, can_roll_again, check_reroll, ordered, set_aside
+
+HONEY_IN_BOX = 15
+GREEN_IN_BOX = 5
+FLOWERS = {"bee": 11, "question": 2, "zombee": 1}
+FLOWER_COUNT = sum(FLOWERS.values())
+VARIANTS = {"standard": (2, 3), "tournament": (1, 2)}  # variant: (starting honey, honey cap)
+PENALTIES = ("revealer", "active")
+GAMES_TO_WIN_TOURNAMENT = 2
+
+
+@dataclass
+class Player:
+    name: str
+    honey: int
+    green: int = 0
+    eliminated: bool = False
+
+
+class ZomBee:
+    game = "zombee"
+
+    def __init__(self, cmd: NewGame):
+        if not 2 <= len(cmd.players) <= 5:
+            raise IllegalCommand(f"ZomBee is for 2 to 5 players, got {len(cmd.players)}: {quote(list(cmd.players))}")
+        self.variant = cmd.variant or "standard"
+        if self.variant not in VARIANTS:
+            raise IllegalCommand(f"unknown variant {quote(self.variant)}; ZomBee variants are standard, tournament")
+        rules = dict(cmd.rules or {})
+        unknown = [k for k in rules if k != "zombee_penalty"]
+        if unknown:
+            raise IllegalCommand(f"unknown rule {quote(unknown[0])}; ZomBee's only house rule is zombee_penalty")
+        self.penalty = rules.get("zombee_penalty", "revealer")
+        if self.penalty not in PENALTIES:
+            raise IllegalCommand(f"zombee_penalty must be revealer or active, got {quote(self.penalty)}")
+        self.start_honey, self.cap = VARIANTS[self.variant]
+        self.players = [Player(name, self.start_honey) for name in cmd.players]
+        self.game_winners: list[str] = []
+        self.winner: int | None = None
+        self._new_round(0)
+
+    # --- the yes/no questions ------------------------------------------------
+
+    def is_over(self) -> bool:
+        return self.phase in ("game_over", "tournament_over")
+
+    def outcome(self) -> str:
+        if not self.is_over():
+            return "under way"
+        return f"{self.players[self.winner].name} won"
+
+    def living(self) -> list[int]:
+        return [i for i, p in enumerate(self.players) if not p.eliminated]
+
+    def pending(self) -> int | None:
+        """Seat of the player who must act now."""
+        if self.is_over():
+            return None
+        if self.phase == "flip":
+            return self.flips[0]
+        if self.phase == "choose":
+            return self.chooser
+        return self.active
+
+    def choosable(self) -> list[int]:
+        """Who the player choosing after a question mark may name."""
+        return [i for i in self.living() if i != self.chooser or self.chooser == self.active]
+
+    def supply(self) -> int:
+        return HONEY_IN_BOX - sum(p.honey for p in self.players)
+
+    def face_down(self) -> int:
+        return FLOWER_COUNT - sum(self.face_up.values())
+
+    def zombee_odds(self) -> float:
+        # The ZomBee flower is always face down while a round lasts (revealing it ends the round).
+        return 1 / self.face_down()
+
+    # --- applying commands -----------------------------------------------------
+
+    def apply(self, cmd: Command) -> list[Event]:
+        handler = {Roll: self._roll, Stop: self._stop, Flip: self._flip, Choose: self._choose}.get(type(cmd))
+        if handler is None:
+            raise IllegalCommand(f"{quote(cmd.to_dict())} is not a ZomBee command; ZomBee takes roll, stop, flip, choose, undo")
+        return handler(cmd)
+
+    def _expect(self, phase: str, cmd: Command) -> None:
+        if self.phase == phase:
+            return
+        who = self.players[self.pending()].name
+        wanted = {
+            "roll": f"{who} is rolling: roll, or stop after at least one roll",
+            "flip": f"{who} must turn over a flower: flip",
+            "choose": f"{who} revealed a question mark and must choose who flips: choose one of "
+            + ", ".join(self.players[i].name for i in self.choosable()),
+        }[self.phase]
+        raise IllegalCommand(f"{quote(cmd.to_dict())} is not possible now; {wanted}")
+
+    def _roll(self, cmd: Roll) -> list[Event]:
+        self._expect("roll", cmd)
+        who = self.players[self.active].name
+        if self.rolls == 0:
+            if cmd.reroll is not None:
+                raise IllegalCommand(f"{who}'s first roll uses all five dice; leave out 'reroll' in {quote(cmd.to_dict())}")
+            if len(cmd.faces) != DICE:
+                raise IllegalCommand(f"a first roll shows all {DICE} dice, got {len(cmd.faces)} in {quote(cmd.to_dict())}")
+            kept: list[str] = []
+        else:
+            if cmd.reroll is None:
+                raise IllegalCommand(f"roll {self.rolls + 1} must say which dice were picked up again in 'reroll'")
+            check_reroll(self.kept, self.last_roll, cmd.reroll, cmd.faces)
+            kept = set_aside(self.kept, self.last_roll, cmd.reroll)
+        self.kept, self.last_roll = kept, ordered(cmd.faces)
+        self.rolls += 1
+        events = [Event("roll", f"{who} rolled {', '.join(self.last_roll)} (roll {self.rolls} of {MAX_ROLLS}).", who)]
+        if self.rolls == MAX_ROLLS or not can_roll_again(self.kept, self.last_roll):
+            events += self._evaluate()
+        return events
+
+    def _stop(self, cmd: Stop) -> list[Event]:
+        self._expect("roll", cmd)
+        if self.rolls == 0:
+            raise IllegalCommand(f"{self.players[self.active].name} has not rolled yet; stop comes after at least one roll")
+        return [Event("stop", f"{self.players[self.active].name} stopped rolling.", self.players[self.active].name)] + self._evaluate()
+
+    def _evaluate(self) -> list[Event]:
+        """Score all five dice in the rulebook's order: Zzz, honey, green ZomBees, yellow bees."""
+        dice = Counter(self.kept + self.last_roll)
+        me = self.players[self.active]
+        events = []
+        if dice["honey"] >= HONEY_FOR_A_DROP:
+            if me.honey >= self.cap:
+                events.append(Event("honey_forfeited", f"{me.name} already holds {self.cap} honey; the drop is forfeited.", me.name))
+            elif self.supply() == 0:
+                events.append(Event("honey_forfeited", "The box has no honey left to give.", me.name))
+            else:
+                me.honey += 1
+                events.append(Event("honey", f"{me.name} takes a honey drop ({me.honey} now).", me.name))
+        others = [i for i in self._clockwise_from(self.active) if i != self.active]
+        self.flips = [self.active] * dice["zombee"] + [others[k % len(others)] for k in range(dice["bee"])]
+        if self.flips:
+            self.phase = "flip"
+            events.append(Event("flips", f"{len(self.flips)} flowers to turn over: "
+                                + ", ".join(self.players[i].name for i in self.flips) + ".", me.name))
+            return events
+        return events + self._pass_turn()
+
+    def _flip(self, cmd: Flip) -> list[Event]:
+        self._expect("flip", cmd)
+        seat = self.flips[0]
+        who = self.players[seat].name
+        if cmd.player is not None and cmd.player != who:
+            raise IllegalCommand(f"it is {who}'s flower to turn over, not {quote(cmd.player)}'s")
+        if cmd.result != "zombee" and self.face_up[cmd.result] >= FLOWERS[cmd.result]:
+            left = ", ".join(k for k in FLOWERS if k == "zombee" or self.face_up[k] < FLOWERS[k])
+            raise IllegalCommand(
+                f"a {cmd.result} cannot be under the face-down flowers: all {FLOWERS[cmd.result]} are face up already; "
+                f"the flower can only be: {left}"
+            )
+        self.flips.pop(0)
+        if cmd.result == "zombee":
+            return self._zombee_revealed(seat)
+        self.face_up[cmd.result] += 1
+        if cmd.result == "question":
+            self.phase, self.chooser = "choose", seat
+            return [Event("question", f"{who} turned over a question mark and chooses who flips next.", who)]
+        events = [Event("flower_bee", f"{who} turned over a bee.", who)]
+        if not self.flips:
+            events += self._pass_turn()
+        return events
+
+    def _choose(self, cmd: Choose) -> list[Event]:
+        self._expect("choose", cmd)
+        allowed = self.choosable()
+        seat = self._seat(cmd.player)
+        if seat not in allowed:
+            names = ", ".join(self.players[i].name for i in allowed)
+            why = "cannot choose themselves" if seat == self.chooser else "cannot be chosen"
+            raise IllegalCommand(
+                f"{quote(cmd.player)} {why}: {self.players[self.chooser].name} may choose {names}"
+            )
+        self.flips.insert(0, seat)
+        self.phase, self.chooser = "flip", None
+        return [Event("chosen", f"{cmd.player} must turn over an extra flower.", cmd.player)]
+
+    def _zombee_revealed(self, revealer: int) -> list[Event]:
+        payer = self.active if self.penalty == "active" else revealer
+        p = self.players[payer]
+        p.honey -= 1
+        events = [Event("zombee_revealed", f"{self.players[revealer].name} turned over the ZomBee! "
+                        f"{p.name} gives back a honey drop ({p.honey} left).", self.players[revealer].name)]
+        if p.honey == 0:
+            p.eliminated = True
+            events.append(Event("player_out", f"{p.name} has no honey left and is out.", p.name))
+        living = self.living()
+        if len(living) == 1:
+            return events + self._game_won(living[0], payer)
+        starter = payer if not p.eliminated else self._next_living(payer)
+        self._new_round(starter)
+        return events + [Event("round", f"New round: all flowers face down, {self.players[starter].name} starts.",
+                               self.players[starter].name)]
+
+    def _game_won(self, seat: int, loser: int) -> list[Event]:
+        w = self.players[seat]
+        self.game_winners.append(w.name)
+        if self.variant == "standard":
+            self._finish("game_over", seat)
+            return [Event("game_over", f"{w.name} is the last with honey and wins!", w.name)]
+        w.green += 1  # counted even when the box has no green drop left
+        if w.green >= GAMES_TO_WIN_TOURNAMENT:
+            self._finish("tournament_over", seat)
+            return [Event("tournament_over", f"{w.name} wins a second game and the tournament!", w.name)]
+        for p in self.players:
+            p.honey, p.eliminated = self.start_honey, False
+        self._new_round(loser)
+        return [Event("game_won", f"{w.name} wins game {len(self.game_winners)} and takes a green drop. "
+                      f"New game: {self.players[loser].name} starts.", w.name)]
+
+    def _finish(self, phase: str, seat: int) -> None:
+        self._new_round(None)
+        self.phase, self.winner = phase, seat
+
+    # --- turn and round bookkeeping -------------------------------------------
+
+    def _pass_turn(self) -> list[Event]:
+        nxt = self._next_living(self.active)
+        self._reset_turn(nxt)
+        return [Event("turn", f"{self.players[nxt].name}'s turn to roll.", self.players[nxt].name)]
+
+    def _new_round(self, starter: int | None) -> None:
+        self.face_up = {"bee": 0, "question": 0}
+        self._reset_turn(starter)
+
+    def _reset_turn(self, active: int | None) -> None:
+        self.active, self.phase = active, "roll"
+        self.rolls, self.kept, self.last_roll = 0, [], []
+        self.flips: list[int] = []
+        self.chooser: int | None = None
+
+    def _clockwise_from(self, seat: int) -> list[int]:
+        n = len(self.players)
+        return [(seat + k) % n for k in range(1, n + 1) if not self.players[(seat + k) % n].eliminated]
+
+    def _next_living(self, seat: int) -> int:
+        return self._clockwise_from(seat)[0]
+
+    def _seat(self, name: str) -> int:
+        for i, p in enumerate(self.players):
+            if p.name == name:
+                return i
+        raise IllegalCommand(f"no player is called {quote(name)}; players are {', '.join(p.name for p in self.players)}")
+
+    # --- the public state --------------------------------------------------------
+
+    def to_json(self) -> dict:
+        name = lambda seat: None if seat is None else self.players[seat].name  # noqa: E731
+        return {
+            "game": "zombee",
+            "variant": self.variant,
+            "players": [{"name": p.name, "honey": p.honey, "green": p.green, "eliminated": p.eliminated}
+                        for p in self.players],
+            "active": name(self.active),
+            "phase": self.phase,
+            "pending": name(self.pending()),
+            "rolls": self.rolls,
+            "kept": list(self.kept),
+            "last_roll": list(self.last_roll),
+            "flowers": {"face_down": self.face_down(), **self.face_up},
+            "supply": {"yellow": self.supply(), "green": max(0, GREEN_IN_BOX - sum(p.green for p in self.players))},
+            "winner": name(self.winner),
+            "game_winners": list(self.game_winners),
+            "odds": {"zombee_next_flip": self.zombee_odds()},
+        }

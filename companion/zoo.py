@@ -1,0 +1,357 @@
+"""Zombies!!! 12: Zombie Zoo, as the companion keeps score of it.
+
+The board, the pawns and the fights stay on the table; the companion tracks
+what decides the game: each hero's life, bullets, kills and lock tokens, the
+four cage locks and their automatic release, who is still alive, and the final
+score. docs/zoo.md states the rules in plain words. Every command is checked
+completely before anything changes, so a refusal leaves the game exactly as it
+was (the Engine also works on a copy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .commands import LOCKS, AnimalsCleared, Bullets, CollectLock, Command, Kill, Life, NewGame, quote
+from .errors import IllegalCommand
+from .events import Event
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+MAX_LIFE = 5
+START_BULLETS = 5
+LOCK_POINTS = 5
+SURVIVOR_POINTS = 5
+
+# A lock on one of these sides is still on the board: it can be collected and it still steps.
+ON_BOARD = ("60:00", "30:00")
+LOCK_RELEASE_MODES = ("every_multiple", "first_time")
+LOCK_NAMES = {
+    "tiger_trail": "Tiger Trail",
+    "lions_den": "Lions' Den",
+    "hyena_hideout": "Hyena Hideout",
+    "polar_bears": "Polar Bears",
+}
+CAGE_ANIMALS = {
+    "tiger_trail": "Zombie Tigers",
+    "lions_den": "Zombie Lions",
+    "hyena_hideout": "Zombie Hyenas",
+    "polar_bears": "Zombie Polar Bears",
+}
+
+
+@dataclass
+class Hero:
+    """One player's pawn and everything in front of them on the table."""
+
+    name: str
+    life: int = MAX_LIFE
+    bullets: int = START_BULLETS
+    kills: int = 0
+    locks: list[str] = field(default_factory=list)  # in the order collected
+    alive: bool = True
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(names) if names else "none"
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+class Zoo:
+    """The Zombie Zoo rules: validate a command, then apply it and say what happened."""
+
+    game = "zoo"
+
+    def __init__(self, cmd: NewGame):
+        given = quote(cmd.to_dict())
+        if cmd.game != self.game:
+            raise IllegalCommand(f"{given}: this is the Zombie Zoo engine; use \"game\": \"zoo\"")
+        players = list(cmd.players)
+        if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+            raise IllegalCommand(
+                f"{given}: Zombie Zoo is for {MIN_PLAYERS} to {MAX_PLAYERS} players, "
+                f"got {len(players)}; list 2 to 6 names in seating order"
+            )
+        if len(set(players)) != len(players):
+            raise IllegalCommand(f"{given}: player names must be unique")
+        if cmd.variant is not None:
+            raise IllegalCommand(f"{given}: Zombie Zoo has no variants; leave out \"variant\"")
+        rules = dict(cmd.rules or {})
+        unknown = [k for k in rules if k != "lock_release"]
+        if unknown:
+            raise IllegalCommand(f"{given}: unknown rule option {quote(unknown[0])}; Zombie Zoo has only \"lock_release\"")
+        mode = rules.get("lock_release", "every_multiple")
+        if mode not in LOCK_RELEASE_MODES:
+            raise IllegalCommand(
+                f"{given}: \"lock_release\" must be {' or '.join(LOCK_RELEASE_MODES)}, got {quote(mode)}"
+            )
+
+        self.players = [Hero(name) for name in players]
+        self.locks = {lock: "60:00" for lock in LOCKS}
+        small_table = len(players) <= 4
+        # The sheet: 2-4 players release at 6 kills and a 30:00 lock opens its cage;
+        # 5-6 players release at 4 kills and a 30:00 lock takes its tile out of play.
+        self.release_at = 6 if small_table else 4
+        self.last_step = "open" if small_table else "removed"
+        self.lock_release = mode
+        self.ended_by: str | None = None  # "last_alive" or "animals_cleared"
+
+    # ----- yes/no questions about the rules -----
+
+    def is_over(self) -> bool:
+        return self.ended_by is not None
+
+    def living_players(self) -> list[str]:
+        return [h.name for h in self.players if h.alive]
+
+    def locks_on_board(self) -> list[str]:
+        return [lock for lock, side in self.locks.items() if side in ON_BOARD]
+
+    def can_kill(self, player: str) -> bool:
+        return not self.is_over() and any(h.name == player and h.alive for h in self.players)
+
+    def can_collect_lock(self, player: str, lock: str) -> bool:
+        return self.can_kill(player) and self.locks.get(lock) in ON_BOARD
+
+    def can_clear_animals(self) -> bool:
+        return not self.is_over() and not self.locks_on_board()
+
+    def next_release_in(self) -> int | None:
+        """Fewest kills any living player still needs to step the locks; None if nothing can step."""
+        if self.is_over() or not self.locks_on_board():
+            return None
+        living = [h for h in self.players if h.alive]
+        if self.lock_release == "every_multiple":
+            return min(self.release_at - h.kills % self.release_at for h in living)
+        # first_time: only players who have never reached the threshold can still step the locks.
+        waiting = [self.release_at - h.kills for h in living if h.kills < self.release_at]
+        return min(waiting) if waiting else None
+
+    def score(self, player: str) -> int:
+        hero = self._hero(player)
+        bonus = SURVIVOR_POINTS if self.ended_by == "last_alive" and hero.alive else 0
+        return hero.kills + LOCK_POINTS * len(hero.locks) + bonus
+
+    def winners(self) -> list[str]:
+        """The winner, or everyone sharing a tie, in seating order; empty while play goes on."""
+        if not self.is_over():
+            return []
+        best = max((self.score(h.name), h.life) for h in self.players)
+        return [h.name for h in self.players if (self.score(h.name), h.life) == best]
+
+    def outcome(self) -> str:
+        if not self.is_over():
+            top = max(self.score(h.name) for h in self.players)
+            leaders = [h.name for h in self.players if self.score(h.name) == top]
+            verb = "leads" if len(leaders) == 1 else "lead"
+            return f"Play goes on; {_and(leaders)} {verb} with {_plural(top, 'point')}."
+        how = "as the last one alive" if self.ended_by == "last_alive" else "once the Zombie Gorillas and Monkeys were cleared"
+        winners = self.winners()
+        points = self.score(winners[0])
+        if len(winners) > 1:
+            return f"{_and(winners)} share the win with {_plural(points, 'point')} each, level on life too (game ended {how})."
+        tied = [h.name for h in self.players if self.score(h.name) == points and h.name != winners[0]]
+        tiebreak = f", ahead of {_and(tied)} on life left" if tied else ""
+        return f"{winners[0]} wins with {_plural(points, 'point')}{tiebreak} (game ended {how})."
+
+    # ----- commands -----
+
+    def apply(self, cmd: Command) -> list[Event]:
+        if self.is_over():
+            raise IllegalCommand(f"{quote(cmd.to_dict())}: the game is over ({self.outcome()}); only undo is accepted")
+        handlers = {
+            Kill: self._kill,
+            CollectLock: self._collect_lock,
+            Life: self._life,
+            Bullets: self._bullets,
+            AnimalsCleared: self._animals_cleared,
+        }
+        handler = handlers.get(type(cmd))
+        if handler is None:
+            raise IllegalCommand(
+                f"{quote(cmd.to_dict())} is not a Zombie Zoo command; "
+                "a Zoo game takes kill, collect_lock, life, bullets, animals_cleared and undo"
+            )
+        return handler(cmd)
+
+    def _kill(self, cmd: Kill) -> list[Event]:
+        hero = self._living(cmd.player, cmd, "take kills")
+        before = hero.kills
+        hero.kills += cmd.count
+        events = [Event("kill", f"{hero.name} killed {_plural(cmd.count, 'Zombie')} ({hero.kills} in all).", hero.name)]
+        for reached in self._thresholds_reached(before, hero.kills):
+            events += self._step_locks(hero, reached)
+        return events
+
+    def _thresholds_reached(self, before: int, after: int) -> list[int]:
+        """The kill totals, passed on the way from `before` to `after`, that step the locks."""
+        t = self.release_at
+        if self.lock_release == "first_time":
+            # A living player's kills only grow, so crossing the threshold now is their first time.
+            return [t] if before < t <= after else []
+        return [m * t for m in range(before // t + 1, after // t + 1)]
+
+    def _step_locks(self, hero: Hero, reached: int) -> list[Event]:
+        moving = self.locks_on_board()
+        if not moving:
+            return []  # every lock is already collected, open or removed: nothing left to step
+        steps = []
+        for lock in moving:
+            before = self.locks[lock]
+            after = "30:00" if before == "60:00" else self.last_step
+            self.locks[lock] = after
+            if after == "open":
+                steps.append(f"{LOCK_NAMES[lock]} opens (fill its cage with {CAGE_ANIMALS[lock]})")
+            elif after == "removed":
+                steps.append(f"{LOCK_NAMES[lock]} is removed (take its tile out of play)")
+            else:
+                steps.append(f"{LOCK_NAMES[lock]} {before} -> {after}")
+        text = f"{hero.name} reached {reached} kills, so the release clock runs: {'; '.join(steps)}."
+        return [Event("locks_advanced", text, hero.name)] + self._if_last_lock_gone()
+
+    def _collect_lock(self, cmd: CollectLock) -> list[Event]:
+        hero = self._living(cmd.player, cmd, "collect locks")
+        side = self.locks[cmd.lock]
+        if side not in ON_BOARD:
+            owner = next((h.name for h in self.players if cmd.lock in h.locks), None)
+            gone = {"open": "gone and its cage is open", "removed": "gone with its tile"}
+            where = f"already collected by {owner}" if owner else gone[side]
+            raise IllegalCommand(
+                f"{quote(cmd.to_dict())}: the {LOCK_NAMES[cmd.lock]} lock is {where}; "
+                f"locks still on the board: {_names(self.locks_on_board())}"
+            )
+        self.locks[cmd.lock] = "collected"
+        hero.locks.append(cmd.lock)
+        text = (
+            f"{hero.name} collected the {LOCK_NAMES[cmd.lock]} lock at {side} ({LOCK_POINTS} points); "
+            "its tile leaves play and the move ends."
+        )
+        return [Event("lock_collected", text, hero.name)] + self._if_last_lock_gone()
+
+    def _if_last_lock_gone(self) -> list[Event]:
+        if self.locks_on_board():
+            return []
+        text = ("No lock is left on the board: play on until one player is left "
+                "or every Zombie Gorilla and Monkey is off the board (animals_cleared).")
+        return [Event("last_lock", text)]
+
+    def _life(self, cmd: Life) -> list[Event]:
+        given = quote(cmd.to_dict())
+        if cmd.delta == 0:
+            raise IllegalCommand(f"{given}: a delta of 0 changes nothing; gain with a positive delta, lose with a negative one")
+        hero = self._living(cmd.player, cmd, "gain or lose life")
+        after = hero.life + cmd.delta
+        if after < 0:
+            raise IllegalCommand(f"{given}: {hero.name} has {hero.life} life, so can lose at most {hero.life}")
+        if after == 0 and hero.bullets > 0:
+            raise IllegalCommand(
+                f"{given}: bullets are spent before the last life, and {hero.name} still has "
+                f"{_plural(hero.bullets, 'bullet')}; spend them first "
+                f"(e.g. {{\"cmd\":\"bullets\",\"player\":\"{hero.name}\",\"delta\":-{hero.bullets}}})"
+            )
+        if cmd.delta > 0:
+            hero.life = min(after, MAX_LIFE)  # nobody holds more than the five life they start with
+            note = " (no more than 5)" if after > MAX_LIFE else ""
+            return [Event("life", f"{hero.name} gained life: {hero.life} now{note}.", hero.name)]
+        hero.life = after
+        events = [Event("life", f"{hero.name} lost {-cmd.delta} life: {hero.life} left.", hero.name)]
+        if hero.life == 0:
+            events += self._knock_out(hero)
+        return events
+
+    def _knock_out(self, hero: Hero) -> list[Event]:
+        discard = hero.kills // 2  # half the kills, rounded down, go back
+        hero.kills -= discard
+        hero.alive = False
+        text = (f"{hero.name} is out of the game: discards {discard} of {discard + hero.kills} kills "
+                f"and keeps {hero.kills}; their kills and locks still count.")
+        events = [Event("player_out", text, hero.name)]
+        if len(self.living_players()) == 1:
+            events += self._end("last_alive")
+        return events
+
+    def _bullets(self, cmd: Bullets) -> list[Event]:
+        given = quote(cmd.to_dict())
+        if cmd.delta == 0:
+            raise IllegalCommand(f"{given}: a delta of 0 changes nothing; gain with a positive delta, spend with a negative one")
+        hero = self._living(cmd.player, cmd, "gain or spend bullets")
+        if hero.bullets + cmd.delta < 0:
+            raise IllegalCommand(
+                f"{given}: {hero.name} has {_plural(hero.bullets, 'bullet')}, so can spend at most {hero.bullets}"
+            )
+        hero.bullets += cmd.delta
+        verb = "gained" if cmd.delta > 0 else "spent"
+        return [Event("bullets", f"{hero.name} {verb} {_plural(abs(cmd.delta), 'bullet')}: {hero.bullets} now.", hero.name)]
+
+    def _animals_cleared(self, cmd: AnimalsCleared) -> list[Event]:
+        left = self.locks_on_board()
+        if left:
+            names = ", ".join(LOCK_NAMES[lock] for lock in left)
+            raise IllegalCommand(
+                f"{quote(cmd.to_dict())}: clearing the animals ends the game only once every lock is "
+                f"collected, open or removed; still on the board: {names}"
+            )
+        return [Event("animals_cleared", "Every Zombie Gorilla and Monkey is off the board.")] + self._end("animals_cleared")
+
+    def _end(self, how: str) -> list[Event]:
+        self.ended_by = how
+        winners = self.winners()
+        return [Event("game_over", f"Game over: {self.outcome()}", winners[0] if len(winners) == 1 else None)]
+
+    # ----- players -----
+
+    def _hero(self, name: str) -> Hero:
+        for hero in self.players:
+            if hero.name == name:
+                return hero
+        raise IllegalCommand(f"no player {quote(name)}; players are {_names([h.name for h in self.players])}")
+
+    def _living(self, name: str, cmd: Command, doing: str) -> Hero:
+        """The named living player, or a refusal that lists who could be meant."""
+        given = quote(cmd.to_dict())
+        try:
+            hero = self._hero(name)
+        except IllegalCommand:
+            # Names match exactly (as in ZomBee); only hint at a case slip, never guess.
+            near = [h.name for h in self.players if h.name.casefold() == name.strip().casefold()]
+            hint = f" (did you mean {quote(near[0])}?)" if near else ""
+            raise IllegalCommand(
+                f"{given}: no player {quote(name)}{hint}; players are {_names([h.name for h in self.players])}"
+            ) from None
+        if not hero.alive:
+            raise IllegalCommand(
+                f"{given}: {hero.name} is out of the game and cannot {doing}; "
+                f"living players: {_names(self.living_players())}"
+            )
+        return hero
+
+    # ----- state -----
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "players": [
+                {
+                    "name": h.name,
+                    "life": h.life,
+                    "bullets": h.bullets,
+                    "kills": h.kills,
+                    "locks": list(h.locks),
+                    "alive": h.alive,
+                    "score": self.score(h.name),
+                }
+                for h in self.players
+            ],
+            "locks": dict(self.locks),
+            "release_at": self.release_at,
+            "next_release_in": self.next_release_in(),
+            "phase": "game_over" if self.is_over() else "play",
+            "winners": self.winners(),
+        }

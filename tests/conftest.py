@@ -1,0 +1,22 @@
+"""Shared fixtures: a real game log and Table in a temporary directory."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.gamelog import GameLog
+from companion.table import Table
+
+
+@pytest.fixture
+def gamelog(tmp_path):
+    log = GameLog(tmp_path / "games.sqlite")
+    yield log
+    log.close()
+
+
+@pytest.fixture
+def table(gamelog):
+    t = Table(gamelog).start()
+    yield t
+    t.stop()

@@ -1,0 +1,110 @@
+import threading
+
+import pytest
+
+from companion.errors import IllegalCommand
+from companion.gamelog import GameLog
+from companion.table import Table
+
+NEW = {"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}
+
+
+@pytest.fixture
+def table(tmp_path):
+    log = GameLog(tmp_path / "t.sqlite")
+    t = Table(log).start()
+    yield t
+    t.stop()
+    log.close()
+
+
+def test_submit_returns_the_new_state_with_game_id_and_seq(table):
+    state = table.submit(NEW, "web")
+    assert state["game"] == "zombee" and state["seq"] == 1 and state["game_id"] == 1
+    assert table.state() == state
+
+
+def test_no_game_yet_means_no_state(table):
+    assert table.state() is None
+    with pytest.raises(IllegalCommand, match="no game"):
+        table.submit({"cmd": "stop"}, "web")
+
+
+def test_refusal_raises_for_the_submitter_and_is_published_to_everyone(table):
+    table.submit(NEW, "web")
+    with table.subscribe() as sub:
+        with pytest.raises(IllegalCommand, match="not rolled yet"):
+            table.submit({"cmd": "stop"}, "web")
+        msg = sub.get(timeout=2)
+    assert msg["type"] == "refused" and "not rolled yet" in msg["error"] and msg["source"] == "web"
+    assert table.state()["seq"] == 1
+
+
+def test_posted_commands_are_applied_in_order_and_published_with_events(table):
+    table.submit(NEW, "web")
+    with table.subscribe() as sub:
+        table.post({"cmd": "roll", "faces": ["zombee"] * 5}, "camera")
+        table.post({"cmd": "flip", "result": "bee"}, "panel")
+        first, second = sub.get(2), sub.get(2)
+    assert first["type"] == second["type"] == "state"
+    assert first["source"] == "camera" and second["source"] == "panel"
+    assert any(e["kind"] == "flips" for e in first["events"])
+    assert second["state"]["seq"] == 3
+
+
+def test_malformed_posted_command_is_refused_with_the_reason(table):
+    table.submit(NEW, "web")
+    with table.subscribe() as sub:
+        table.post("{not json", "panel")
+        msg = sub.get(2)
+    assert msg["type"] == "refused" and "not JSON" in msg["error"]
+
+
+def test_notices_are_published_in_order(table):
+    with table.subscribe() as sub:
+        table.notify("camera", online=False)
+        assert sub.get(2) == {"type": "notice", "kind": "camera", "online": False}
+
+
+def test_closed_subscription_gets_nothing_more(table):
+    sub = table.subscribe()
+    sub.close()
+    assert table.subscriber_count() == 0
+    table.notify("camera", online=True)
+    assert sub.get(timeout=0.05) is None
+
+
+def test_many_writers_one_consistent_game(table):
+    table.submit(NEW, "web")
+    table.submit({"cmd": "roll", "faces": ["bee"] * 5}, "web")
+    errors = []
+
+    def hammer():
+        for _ in range(50):
+            try:
+                table.submit({"cmd": "undo"}, "web")
+                table.submit({"cmd": "roll", "reroll": ["bee"], "faces": ["bee"]}, "web")
+            except IllegalCommand as exc:
+                errors.append(exc)
+
+    threads = [threading.Thread(target=hammer) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # Every accepted command is in the log, and replaying the log gives the live state.
+    records = table.records()
+    assert records[-1]["seq"] == table.state()["seq"] == len(records)
+    timeline = table.timeline()
+    assert timeline[-1]["state"] == {k: v for k, v in table.state().items() if k not in ("game_id", "seq")}
+
+
+def test_restart_continues_the_unfinished_game(tmp_path):
+    path = tmp_path / "t.sqlite"
+    with GameLog(path) as log:
+        t = Table(log).start()
+        t.submit(NEW, "web")
+        before = t.submit({"cmd": "roll", "faces": ["bee"] * 5}, "camera")
+        t.stop()
+    with GameLog(path) as log:
+        assert Table(log).state() == before

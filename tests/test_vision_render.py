@@ -1,0 +1,64 @@
+import numpy as np
+
+from companion.commands import DICE_FACES
+from vision import render
+
+
+def test_scene_has_requested_faces_inside_the_frame():
+    rng = np.random.default_rng(1)
+    scene = render.render_scene(rng, faces=["bee", "honey", "zzz", "zombee", "bee"])
+    assert sorted(d.face for d in scene.dice) == sorted(["bee", "honey", "zzz", "zombee", "bee"])
+    assert scene.image.shape == (render.HEIGHT, render.WIDTH, 3) and scene.image.dtype == np.uint8
+    for d in scene.dice:
+        assert 0 <= d.x < render.WIDTH and 0 <= d.y < render.HEIGHT
+        assert d.readable
+
+
+def test_same_seed_same_photo_other_seed_other_photo():
+    a = render.render_scene(np.random.default_rng(7), count=4)
+    b = render.render_scene(np.random.default_rng(7), count=4)
+    c = render.render_scene(np.random.default_rng(8), count=4)
+    assert np.array_equal(a.image, b.image)
+    assert not np.array_equal(a.image, c.image)
+
+
+def test_faces_are_drawn_in_their_colours():
+    def share(img, cond):
+        b, g, r = (img[..., i].astype(int) for i in range(3))
+        return cond(b, g, r).mean()
+
+    yellow = lambda b, g, r: (r > 180) & (g > 150) & (b < 100)
+    green = lambda b, g, r: (g > 150) & (r < 120) & (b < 120)
+    for face in ("bee", "honey", "zzz"):
+        img = render.draw_face(face)
+        assert share(img, yellow) > 0.08 and share(img, green) < 0.01, face
+    zombee = render.draw_face("zombee")
+    assert share(zombee, green) > 0.08 and share(zombee, yellow) < 0.01
+    # the bee's wings are light and its stripes cut the body: it is not a honey drop
+    assert not np.array_equal(render.draw_face("bee") > 150, render.draw_face("honey") > 150)
+
+
+def test_cocked_dice_are_labelled_unreadable_and_hands_flagged():
+    scene = render.render_scene(np.random.default_rng(3), faces=["bee"], cocked=2, hand=True)
+    cocked = [d for d in scene.dice if d.face == render.COCKED]
+    assert len(cocked) == 2 and not any(d.readable for d in cocked)
+    assert scene.hand
+    # the hand is a large skin-toned area
+    b, g, r = (scene.image[..., i].astype(int) for i in range(3))
+    assert ((r > g + 15) & (g > b + 10) & (r > 120)).mean() > 0.05
+
+
+def test_sliding_dice_are_blurred_and_unreadable():
+    still = render.render_scene(np.random.default_rng(5), faces=["honey"] * 3)
+    moving = render.render_scene(np.random.default_rng(5), faces=["honey"] * 3, motion=10)
+    assert moving.moving and not any(d.readable for d in moving.dice)
+    sharp = lambda img: np.abs(np.diff(img.astype(int), axis=1)).mean()
+    assert sharp(moving.image) < sharp(still.image)
+
+
+def test_calibration_set_layout(tmp_path):
+    rng = np.random.default_rng(2)
+    render.write_calibration_set(tmp_path, rng, render.random_rig(rng), per_face=2, empty=1)
+    assert len(list((tmp_path / "empty").iterdir())) == 1
+    for face in DICE_FACES:
+        assert len(list((tmp_path / face).glob("*.png"))) == 2

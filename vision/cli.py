@@ -1,0 +1,150 @@
+"""`companion vision calibrate|read|watch`: registered through the companion.cli entry point."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import cv2
+
+from companion.errors import CameraError, CompanionError, ImageError
+
+from .model import load_model, save_model
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    vision = subparsers.add_parser("vision", help="read dice from photos or a camera, calibrate the reader")
+    sub = vision.add_subparsers(dest="vision_command", metavar="{calibrate,read,watch}")
+    vision.set_defaults(func=lambda args: _usage(vision))
+
+    cal = sub.add_parser("calibrate", help="learn this table's dice from photos (DIR/empty, DIR/bee, ...)")
+    cal.add_argument("dir", help="folder with empty/, bee/, honey/, zzz/, zombee/ photos")
+    cal.add_argument("--out", required=True, help="model file to write (.npz)")
+    cal.set_defaults(func=cmd_calibrate)
+
+    rd = sub.add_parser("read", help="read the dice in one or more photos")
+    rd.add_argument("images", nargs="+", metavar="IMAGE")
+    rd.add_argument("--model", help="calibrated model file (default: the shipped model)")
+    rd.add_argument("--json", action="store_true", help="print one JSON array")
+    rd.add_argument("--annotate", metavar="DIR", help="write each photo with boxes and labels into DIR")
+    rd.set_defaults(func=cmd_read)
+
+    w = sub.add_parser("watch", help="print each settled reading from a camera as a JSON line")
+    w.add_argument("--source", default="picamera2", help="picamera2, a webcam index, synthetic, a folder or video")
+    w.add_argument("--model", help="calibrated model file (default: the shipped model)")
+    w.add_argument("--still-ms", type=int, default=300, help="how long the dice must lie still (ms)")
+    w.add_argument("--max-readings", type=int, help="stop after this many readings")
+    w.set_defaults(func=cmd_watch)
+    return vision
+
+
+def _usage(parser) -> int:
+    parser.print_usage(sys.stderr)
+    print("companion vision: choose calibrate, read or watch", file=sys.stderr)
+    return 2
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"companion vision: {message}", file=sys.stderr)
+    return status
+
+
+def _reader(path):
+    from .reader import DiceReader
+
+    return DiceReader(load_model(path))
+
+
+def cmd_calibrate(args) -> int:
+    from .calibrate import calibrate
+
+    try:
+        model = calibrate(args.dir, log=lambda m: print(m, file=sys.stderr))
+        save_model(model, args.out)
+    except ImageError as exc:
+        return _fail(str(exc), 2)
+    except CompanionError as exc:
+        return _fail(str(exc), 1)
+    except OSError as exc:
+        return _fail(f"cannot write {args.out!r}: {exc.strerror or exc}", 1)
+    print(f"wrote {args.out} (die side {model.side:.1f} px)")
+    return 0
+
+
+def cmd_read(args) -> int:
+    from .reader import annotate, read_image
+
+    try:
+        reader = _reader(args.model)
+    except CompanionError as exc:
+        return _fail(str(exc), 2)
+    if args.annotate:
+        try:
+            Path(args.annotate).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return _fail(f"cannot create {args.annotate!r}: {exc.strerror or exc}", 2)
+    results, status = [], 0
+    for path in args.images:
+        try:
+            frame = read_image(path)
+            reading = reader.read(frame)
+        except ImageError as exc:
+            results.append({"image": path, "error": str(exc)})
+            status = 1
+            continue
+        results.append({"image": path, **reading.to_dict()})
+        if args.annotate:
+            out = Path(args.annotate) / (Path(path).stem + ".png")
+            if not cv2.imwrite(str(out), annotate(frame, reading)):
+                results[-1]["error"] = f"could not write {str(out)!r}"
+                status = 1
+    if args.json:
+        print(json.dumps(results, indent=None))
+    else:
+        for r in results:
+            if "dice" in r:
+                faces = ", ".join(f"{d['face']} ({d['confidence']:.2f})" for d in r["dice"]) or "no dice"
+                print(f"{r['image']}: {faces}{'  [hand in the tray]' if r.get('hand') else ''}")
+            if "error" in r:
+                print(f"{r['image']}: error: {r['error']}")
+    return status
+
+
+def cmd_watch(args) -> int:
+    from .settle import Settler
+    from .sources import SyntheticCamera, open_source
+
+    if args.still_ms < 0 or (args.max_readings is not None and args.max_readings < 1):
+        return _fail("--still-ms must be >= 0 and --max-readings >= 1", 2)
+    try:
+        reader = _reader(args.model)
+    except CompanionError as exc:
+        return _fail(str(exc), 2)
+    settler = Settler(args.still_ms / 1000.0, reader)
+    count = 0
+    try:
+        with open_source(args.source) as source:
+            demo = isinstance(source, SyntheticCamera)
+            if demo:
+                source.roll()
+            idle = 0
+            for ts, frame in source:
+                reading = settler.feed(ts, frame)
+                if reading is not None:
+                    print(json.dumps({"timestamp": round(ts, 3), "dice": [d.to_dict() for d in reading.dice]}),
+                          flush=True)
+                    count += 1
+                    if args.max_readings and count >= args.max_readings:
+                        break
+                if demo and not source.busy:
+                    idle += 1
+                    if idle > 30 + args.still_ms * 0.03:  # about a second of rest after a demo roll settles
+                        source.roll(count=int(source.rng.integers(1, 6)))
+                        idle = 0
+    except CameraError as exc:
+        return _fail(str(exc), 1)
+    except KeyboardInterrupt:
+        return 0
+    return 0

@@ -1,0 +1,120 @@
+"""DiceReader: one frame in, the faces of every die on the tray out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.errors import ImageError
+
+from .detect import Detection, detect
+from .features import die_features
+from .model import CLASSES, Model, load_model
+
+
+@dataclass(frozen=True)
+class Die:
+    face: str  # one of DICE_FACES or "unknown"
+    x: int
+    y: int
+    confidence: float
+    box: tuple[int, int, int, int]  # x, y, width, height
+
+    def to_dict(self) -> dict:
+        return {"face": self.face, "x": self.x, "y": self.y, "confidence": round(self.confidence, 3)}
+
+
+@dataclass
+class Reading:
+    dice: list[Die] = field(default_factory=list)
+    hand: bool = False
+    timestamp: float | None = None
+
+    @property
+    def faces(self) -> list[str]:
+        return [d.face for d in self.dice]
+
+    def to_dict(self) -> dict:
+        out = {"dice": [d.to_dict() for d in self.dice]}
+        if self.hand:
+            out["hand"] = True
+        if self.timestamp is not None:
+            out["timestamp"] = self.timestamp
+        return out
+
+
+def check_frame(frame) -> np.ndarray:
+    """A BGR uint8 frame, or ImageError saying what was handed over instead."""
+    if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim not in (2, 3):
+        raise ImageError(f"a frame must be an 8-bit image array, got {type(frame).__name__} "
+                         f"{getattr(frame, 'dtype', '')} {getattr(frame, 'shape', '')}")
+    if frame.ndim == 2:
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    elif frame.shape[2] == 4:
+        frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
+    if frame.ndim != 3 or frame.shape[2] != 3 or min(frame.shape[:2]) < 32:
+        raise ImageError(f"a frame must be a colour image at least 32x32, got shape {frame.shape}")
+    return frame
+
+
+def read_image(path) -> np.ndarray:
+    """Load a photo from disk; ImageError names the file when it is missing or not an image."""
+    p = Path(path)
+    try:
+        data = np.fromfile(p, np.uint8)
+    except OSError as exc:
+        raise ImageError(f"{str(path)!r}: cannot read the file ({exc.strerror or exc})") from None
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None:
+        raise ImageError(f"{str(path)!r}: not a readable image (corrupt, empty or an unknown format)")
+    return img
+
+
+class DiceReader:
+    """Detects and classifies the dice in a frame with a model (None = the shipped default)."""
+
+    def __init__(self, model: Model | str | Path | None = None):
+        self.model = model if isinstance(model, Model) else load_model(model)
+
+    def detect(self, frame: np.ndarray) -> Detection:
+        side = self.model.side or None
+        return detect(frame, side=side, background=self.model.background)
+
+    def read(self, frame: np.ndarray, timestamp: float | None = None) -> Reading:
+        frame = check_frame(frame)
+        det = self.detect(frame)
+        return Reading(self.classify(frame, det), det.hand, timestamp)
+
+    def classify(self, frame: np.ndarray, det: Detection) -> list[Die]:
+        if not det.dice:
+            return []
+        x = np.stack([die_features(frame, b, det.side, det.tray) for b in det.dice])
+        proba = self.model.predict_proba(x)
+        dice = []
+        for b, p in zip(det.dice, proba):
+            k = int(p.argmax())
+            face, conf = CLASSES[k], float(p[k])
+            if face != "unknown" and conf < self.model.threshold:
+                face = "unknown"  # not sure enough to tell the game a face
+            elif face == "unknown":
+                conf = float(p[k])
+            dice.append(Die(face, int(round(b.x)), int(round(b.y)), conf, b.box))
+        return dice
+
+
+def annotate(frame: np.ndarray, reading: Reading) -> np.ndarray:
+    """A copy of the frame with each die boxed and labelled, for a person to check the reading."""
+    out = frame.copy()
+    colours = {"bee": (0, 215, 255), "honey": (0, 140, 255), "zzz": (255, 200, 0), "zombee": (0, 200, 0)}
+    for d in reading.dice:
+        x, y, w, h = d.box
+        c = colours.get(d.face, (0, 0, 255))
+        cv2.rectangle(out, (x, y), (x + w, y + h), c, 2)
+        cv2.putText(out, f"{d.face} {d.confidence:.2f}", (x, max(y - 4, 10)), cv2.FONT_HERSHEY_SIMPLEX, 0.4, c, 1,
+                    cv2.LINE_AA)
+    if reading.hand:
+        cv2.putText(out, "hand", (8, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 255), 2, cv2.LINE_AA)
+    return out

@@ -1,0 +1,178 @@
+"""Frame sources behind one small interface: `read() -> (timestamp, BGR frame)`, `close()`, `with`.
+
+A camera that cannot be opened, fails or disappears raises `CameraError`; a
+replayed folder or video that has run out raises its subclass `EndOfStream`.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.errors import CameraError
+
+from .frames import EndOfStream, FrameSource
+from .reader import read_image
+from .synthetic import SyntheticCamera
+
+__all__ = ["EndOfStream", "FrameSource", "Picamera2Source", "WebcamSource", "FolderSource", "VideoFileSource",
+           "SyntheticCamera", "open_source"]
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
+
+
+class Picamera2Source(FrameSource):
+    """A Raspberry Pi camera through picamera2, with exposure and colour gains fixed so colours hold still.
+
+    `camera` is a Picamera2 instance or a stand-in with the same methods; None opens the first camera.
+    stream "main" asks for RGB888, which picamera2 delivers in OpenCV's B,G,R order; "lores" uses the
+    small YUV420 stream (the only lores format on a Pi 4) and converts it.
+    """
+
+    def __init__(self, camera=None, *, size=(640, 480), stream: str = "main", exposure_us: int = 12000,
+                 analogue_gain: float = 2.0, colour_gains=(1.9, 1.6), clock=time.monotonic):
+        if stream not in ("main", "lores"):
+            raise CameraError(f"picamera2 stream must be 'main' or 'lores', got {stream!r}")
+        self.clock, self.stream, self.size = clock, stream, tuple(size)
+        if camera is None:
+            try:
+                from picamera2 import Picamera2  # optional `pi` extra: only Raspberry Pi OS ships libcamera
+            except ImportError:
+                raise CameraError("picamera2 is not installed; on Raspberry Pi OS run "
+                                  "`sudo apt install python3-picamera2` (the `pi` extra)") from None
+            try:
+                camera = Picamera2()
+            except Exception as exc:  # libcamera reports a missing camera in several ways
+                raise CameraError(f"no Raspberry Pi camera found: {exc}") from None
+        self.camera = camera
+        try:
+            if stream == "main":
+                config = camera.create_video_configuration(main={"size": self.size, "format": "RGB888"})
+            else:
+                config = camera.create_video_configuration(main={"size": (self.size[0] * 2, self.size[1] * 2)},
+                                                           lores={"size": self.size, "format": "YUV420"})
+            camera.configure(config)
+            # fixed exposure and white balance: auto modes drift and shift the dice's colours
+            camera.set_controls({"AeEnable": False, "AwbEnable": False, "ExposureTime": int(exposure_us),
+                                 "AnalogueGain": float(analogue_gain), "ColourGains": tuple(colour_gains)})
+            camera.start()
+        except Exception as exc:
+            self.close()
+            raise CameraError(f"the Raspberry Pi camera would not start: {exc}") from None
+
+    def read(self) -> tuple[float, np.ndarray]:
+        try:
+            arr = self.camera.capture_array(self.stream)
+        except Exception as exc:
+            raise CameraError(f"the Raspberry Pi camera stopped delivering frames: {exc}") from None
+        if not isinstance(arr, np.ndarray) or arr.ndim not in (2, 3):
+            raise CameraError(f"the Raspberry Pi camera returned no image ({type(arr).__name__})")
+        if self.stream == "lores":
+            arr = cv2.cvtColor(arr, cv2.COLOR_YUV2BGR_I420)
+        elif arr.ndim == 3 and arr.shape[2] == 4:
+            arr = np.ascontiguousarray(arr[..., :3])  # XRGB8888 arrives as B,G,R,X
+        return self.clock(), arr
+
+    def close(self) -> None:
+        camera, self.camera = getattr(self, "camera", None), None
+        if camera is None:
+            return
+        for step in (camera.stop, camera.close):
+            try:
+                step()
+            except Exception:  # closing a camera that already vanished must not hide the first error
+                pass
+
+
+class WebcamSource(FrameSource):
+    """A USB webcam by index through OpenCV."""
+
+    def __init__(self, index: int = 0, *, size=(640, 480), clock=time.monotonic, capture=None):
+        self.index, self.clock = index, clock
+        self.cap = capture if capture is not None else cv2.VideoCapture(index)
+        if not self.cap.isOpened():
+            self.cap.release()
+            raise CameraError(f"webcam {index} cannot be opened (is it plugged in? try another index)")
+        self.cap.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+        self.cap.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+
+    def read(self) -> tuple[float, np.ndarray]:
+        ok, frame = self.cap.read() if self.cap is not None else (False, None)
+        if not ok or frame is None:
+            raise CameraError(f"webcam {self.index} stopped delivering frames (unplugged?)")
+        return self.clock(), frame
+
+    def close(self) -> None:
+        if self.cap is not None:
+            self.cap.release()
+            self.cap = None
+
+
+class FolderSource(FrameSource):
+    """The images of a folder, in name order, as a stream with timestamps fps apart."""
+
+    def __init__(self, folder, *, fps: float = 10.0, start: float = 0.0):
+        self.folder = Path(folder)
+        if not self.folder.is_dir():
+            raise CameraError(f"{str(folder)!r} is not a folder of images")
+        self.files = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if not self.files:
+            raise CameraError(f"{str(folder)!r} holds no images (.jpg, .png)")
+        self.interval, self.t, self.i = 1.0 / fps, start, 0
+
+    def read(self) -> tuple[float, np.ndarray]:
+        if self.i >= len(self.files):
+            raise EndOfStream(f"{str(self.folder)!r}: no more images")
+        frame = read_image(self.files[self.i])
+        t = self.t + self.i * self.interval
+        self.i += 1
+        return t, frame
+
+
+class VideoFileSource(FrameSource):
+    """A recorded video replayed; timestamps are the video's own."""
+
+    def __init__(self, path):
+        self.path = str(path)
+        self.cap = cv2.VideoCapture(self.path)
+        if not self.cap.isOpened():
+            raise CameraError(f"{self.path!r} cannot be opened as a video")
+        self.fps = self.cap.get(cv2.CAP_PROP_FPS) or 30.0
+        self.n = 0
+
+    def read(self) -> tuple[float, np.ndarray]:
+        ok, frame = self.cap.read() if self.cap is not None else (False, None)
+        if not ok:
+            raise EndOfStream(f"{self.path!r}: end of video")
+        t = self.n / self.fps
+        self.n += 1
+        return t, frame
+
+    def close(self) -> None:
+        if self.cap is not None:
+            self.cap.release()
+            self.cap = None
+
+
+def open_source(spec: str, **kwargs) -> FrameSource:
+    """"picamera2", a webcam index ("0"), "synthetic" (or "synthetic:SEED"), a folder or a video file."""
+    spec = str(spec).strip()
+    if spec == "picamera2":
+        return Picamera2Source(**kwargs)
+    if spec.isdigit():
+        return WebcamSource(int(spec), **kwargs)
+    if spec == "synthetic" or spec.startswith("synthetic:"):
+        seed = spec.partition(":")[2]
+        if seed and not seed.isdigit():
+            raise CameraError(f"synthetic source seed must be a whole number, got {spec!r}")
+        return SyntheticCamera(seed=int(seed) if seed else None, **kwargs)
+    path = Path(spec)
+    if path.is_dir():
+        return FolderSource(path, **kwargs)
+    if path.is_file():
+        return VideoFileSource(path)
+    raise CameraError(f"unknown camera source {spec!r}: use picamera2, a webcam index like 0, synthetic, "
+                      "a folder of images or a video file")

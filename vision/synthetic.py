@@ -1,0 +1,124 @@
+"""SyntheticCamera: a rendered tray that rolls on demand, for the demo mode and for tests.
+
+Frames come out of read() with timestamps that start at clock() and advance by
+one frame interval per read, so tests step it deterministically without
+sleeping. `realtime=True` paces read() to the wall clock for a live demo.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+
+import numpy as np
+
+from companion.commands import DICE_FACES
+from companion.errors import CameraError
+
+from .frames import FrameSource
+from .render import HEIGHT, WIDTH, compose, place_dice, random_rig
+
+
+class SyntheticCamera(FrameSource):
+    def __init__(self, seed: int | None = None, clock=time.monotonic, *, fps: float = 30.0, rig=None,
+                 realtime: bool = False, hand_seconds: float = 0.4, bounce_seconds: float = 0.6,
+                 noise: float = 1.5):
+        self.rng = np.random.default_rng(seed)
+        self.rig = rig or random_rig(self.rng)
+        self.clock, self.realtime = clock, realtime
+        self.interval = 1.0 / fps
+        self.t = clock()
+        self.hand_frames = max(1, round(hand_seconds * fps))
+        self.bounce_frames = max(2, round(bounce_seconds * fps))
+        self.noise = noise
+        self.look = int(self.rng.integers(1 << 31))  # one seed for light and glare: a steady lamp
+        self.size = self.rig.die_size
+        self.placed: list = []  # the dice lying still: (face, x, y, angle)
+        self._plan: deque = deque()  # frames still to show before the tray is at rest
+        self._still = None
+        self._closed = False
+        self.settled_at: float | None = None  # timestamp of the first still frame after a roll
+
+    @property
+    def faces(self) -> tuple[str, ...]:
+        """The faces of the dice lying still (after the current roll has landed)."""
+        return tuple(p[0] for p in self.placed)
+
+    @property
+    def busy(self) -> bool:
+        """True while a roll is still being shown (hand, bouncing dice)."""
+        return bool(self._plan)
+
+    def _frame(self, placed, hand=False, motion=0.0, look=None) -> np.ndarray:
+        rng = np.random.default_rng(self.look if look is None else look)
+        return compose(rng, self.rig, placed, self.size, hand=hand, motion=motion).image
+
+    def _place(self, faces) -> list:
+        margin = self.rig.rim_width + self.size * 1.2
+        spots = place_dice(self.rng, len(faces), self.size, margin, self.rig.conditions.touching)
+        if len(spots) < len(faces):
+            raise ValueError(f"{len(faces)} dice do not fit on the tray")
+        return [(f, x, y, a) for f, (x, y, a) in zip(faces, spots)]
+
+    def set_tray(self, faces) -> None:
+        """Show exactly these dice lying still from the next frame on."""
+        faces = [str(f) for f in faces]
+        bad = [f for f in faces if f not in DICE_FACES]
+        if bad:
+            raise ValueError(f"{bad[0]!r} is not a die face; faces are {', '.join(DICE_FACES)}")
+        self._plan.clear()
+        self.placed = self._place(faces)
+        self._still = None
+        self.settled_at = None
+
+    def clear(self) -> None:
+        self.set_tray([])
+
+    def roll(self, faces=None, count: int = 5) -> tuple[str, ...]:
+        """Queue a roll: a hand over the tray, dice bouncing, then dice at rest. Returns the faces it lands on."""
+        if faces is None:
+            faces = [str(f) for f in self.rng.choice(DICE_FACES, count)]
+        old = list(self.placed)
+        self.set_tray(faces)
+        final = self.placed
+        for i in range(self.hand_frames):
+            self._plan.append((old, True, 0.0, self.look + 1 + i))
+        # the dice fly in from their start spots and slow down as they land
+        starts = [(f, x + self.rng.uniform(-80, 80), y + self.rng.uniform(-60, 60), a + self.rng.uniform(-2, 2))
+                  for f, x, y, a in final]
+        n = self.bounce_frames
+        for i in range(n):
+            k = (i + 1) / n
+            ease = 1 - (1 - k) ** 2
+            placed = [(f, sx + (x - sx) * ease, sy + (y - sy) * ease, sa + (a - sa) * ease)
+                      for (f, sx, sy, sa), (_, x, y, a) in zip(starts, final)]
+            placed = [(f, min(max(x, 0), WIDTH), min(max(y, 0), HEIGHT), a) for f, x, y, a in placed]
+            speed = 2 * (1 - k) * math.hypot(80, 60) / n
+            self._plan.append((placed, False, max(speed, 0.0), self.look + 100 + i))
+        return tuple(faces)
+
+    def read(self) -> tuple[float, np.ndarray]:
+        if self._closed:
+            raise CameraError("the synthetic camera is closed")
+        t = self.t
+        self.t += self.interval
+        if self.realtime:
+            delay = t - self.clock()
+            if delay > 0:
+                time.sleep(delay)  # demo pacing only; tests use realtime=False
+        if self._plan:
+            frame = self._frame(*self._plan.popleft())
+        else:
+            if self._still is None:
+                self._still = self._frame(self.placed)
+                self.settled_at = t
+            frame = self._still
+        if self.noise:
+            # a live sensor never gives the same frame twice
+            frame = np.clip(frame + self.rng.normal(0, self.noise, frame.shape).astype(np.float32), 0, 255)
+            frame = frame.astype(np.uint8)
+        return t, frame
+
+    def close(self) -> None:
+        self._closed = True

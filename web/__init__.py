@@ -1,0 +1,105 @@
+"""The phone dashboard: Flask views over a running `companion.table.Table`.
+
+`create_app(config)` builds the app; `web.serve.serve(app, host, port)` runs it
+with waitress. The views never touch the database: they read the Table's state
+and submit commands to it (the Table is the single writer).
+
+Config keys (all optional except TABLE):
+  TABLE        a started Table (state/submit/records/timeline/subscribe)
+  PIN          the override PIN (str); None or "" disables every override (401)
+  MAX_STREAMS  open event streams allowed at once (default 60); more get 503
+  HEARTBEAT_S  seconds between heartbeat comments on /events (default 5)
+  DEMO_PRESS   callable press(button, hold_s); enables POST /api/demo/press
+  DEMO_BUTTONS the button names press() accepts (default: DEFAULT_DEMO_BUTTONS)
+  AUTH_MAX_FAILURES, AUTH_WINDOW_S, AUTH_LOCKOUT_S  wrong-PIN lockout (5 in 300 s -> 120 s)
+  CLOCK        monotonic clock for the lockout (default time.monotonic)
+  SUBMIT_TIMEOUT  seconds to wait for the Table to take a command (default 5)
+  MAX_BODY     largest request body in bytes (default 16 KiB); larger gets 413
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from flask import Flask
+
+from .auth import Limiter
+from .hub import Hub
+
+DEFAULT_DEMO_BUTTONS = ("Bee", "Honey", "Zzz", "ZomBee", "Roll", "Stop", "Undo")
+MAX_BODY = 16 * 1024
+
+
+@dataclass
+class WebContext:
+    table: Any
+    hub: Hub
+    limiter: Limiter
+    pin: str | None
+    heartbeat_s: float
+    submit_timeout: float
+    demo_press: Callable[[str, float], Any] | None
+    demo_buttons: tuple[str, ...]
+
+
+def defaults() -> dict[str, Any]:
+    return {
+        "TABLE": None,
+        "PIN": None,
+        "MAX_STREAMS": 60,
+        "HEARTBEAT_S": 5.0,
+        "DEMO_PRESS": None,
+        "DEMO_BUTTONS": DEFAULT_DEMO_BUTTONS,
+        "AUTH_MAX_FAILURES": 5,
+        "AUTH_WINDOW_S": 300.0,
+        "AUTH_LOCKOUT_S": 120.0,
+        "CLOCK": time.monotonic,
+        "SUBMIT_TIMEOUT": 5.0,
+        "MAX_BODY": MAX_BODY,
+    }
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    from . import api, errors, pages, stream
+
+    app = Flask(__name__)
+    app.config.update(defaults())
+    app.config.update(config or {})
+    # Werkzeug's limit truncates a chunked body silently at exactly its value: one byte
+    # more lets api.json_body tell "exactly 16 KiB" from "too large".
+    app.config["MAX_CONTENT_LENGTH"] = int(app.config["MAX_BODY"]) + 1
+    app.config["DEBUG"] = False  # never the debugger, whatever the config says
+    app.config["PROPAGATE_EXCEPTIONS"] = False  # errors become JSON, never a traceback
+    app.json.sort_keys = False
+    app.json.compact = True
+    table = app.config["TABLE"]
+    if table is None:
+        raise ValueError("create_app needs config['TABLE'], a started companion.table.Table")
+    cfg = app.config
+    app.extensions["companion"] = WebContext(
+        table=table,
+        hub=Hub(table, max_streams=int(cfg["MAX_STREAMS"])),
+        limiter=Limiter(max_failures=cfg["AUTH_MAX_FAILURES"], window_s=cfg["AUTH_WINDOW_S"],
+                        lockout_s=cfg["AUTH_LOCKOUT_S"], clock=cfg["CLOCK"]),
+        pin=cfg["PIN"] or None,
+        heartbeat_s=float(cfg["HEARTBEAT_S"]),
+        submit_timeout=float(cfg["SUBMIT_TIMEOUT"]),
+        demo_press=cfg["DEMO_PRESS"],
+        demo_buttons=tuple(cfg["DEMO_BUTTONS"]),
+    )
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(stream.bp)
+    errors.install(app)
+    return app
+
+
+def context(app: Flask) -> WebContext:
+    return app.extensions["companion"]
+
+
+def close_app(app: Flask) -> None:
+    """End every open event stream (call before stopping the server)."""
+    context(app).hub.close()

@@ -1,0 +1,152 @@
+"""The JSON API: read the game freely, change it only with the PIN."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from flask import Blueprint, current_app, jsonify, request
+from werkzeug.exceptions import (BadRequest, InternalServerError, NotFound, RequestEntityTooLarge, ServiceUnavailable,
+                                 TooManyRequests, Unauthorized, UnsupportedMediaType)
+
+from companion.commands import DICE_FACES, FLOWER_KINDS, LOCKS, parse_command, quote
+from companion.errors import CompanionError, GameLogError, IllegalCommand
+
+from .auth import bearer, pin_matches
+from .chart import chart
+
+bp = Blueprint("api", __name__)
+MAX_HOLD_S = 10.0
+
+
+def ctx():
+    return current_app.extensions["companion"]
+
+
+def require_pin() -> None:
+    """401 without the right PIN; 429 while this address is locked out."""
+    c = ctx()
+    address = request.remote_addr or "?"
+    wait = c.limiter.retry_after(address)
+    if wait > 0:
+        raise TooManyRequests(retry_after=math.ceil(wait))
+    token = bearer(request.headers.get("Authorization"))
+    if not pin_matches(token, c.pin):
+        if token is not None:
+            c.limiter.failed(address)
+            wait = c.limiter.retry_after(address)
+            if wait > 0:
+                raise TooManyRequests(retry_after=math.ceil(wait))
+            raise Unauthorized("wrong PIN")
+        raise Unauthorized()
+    c.limiter.succeeded(address)
+
+
+def json_body() -> dict:
+    """The request body as a JSON object, or 413/415/400."""
+    limit = current_app.config["MAX_BODY"]
+    if request.content_length is not None and request.content_length > limit:
+        raise RequestEntityTooLarge()
+    mimetype = request.mimetype or ""
+    if mimetype != "application/json" and not mimetype.endswith("+json"):
+        raise UnsupportedMediaType(f"send JSON with Content-Type: application/json (got {mimetype or 'no type'})")
+    data = request.stream.read(limit + 1)  # a chunked body has no length to check first
+    if len(data) > limit:
+        raise RequestEntityTooLarge()
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise UnsupportedMediaType(f"the body is not JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise BadRequest(f"the body must be a JSON object, got {quote(value)}")
+    return value
+
+
+def current_state() -> dict:
+    state = ctx().table.state()
+    if state is None:
+        raise NotFound("no game yet: start one with new_game (POST /api/commands)")
+    return state
+
+
+@bp.get("/healthz")
+def healthz():
+    return jsonify(ok=True, streams=ctx().hub.count())
+
+
+@bp.get("/api/state")
+def state():
+    return jsonify(current_state())
+
+
+@bp.get("/api/log")
+def game_log():
+    table = ctx().table
+    now = table.state()
+    return jsonify(game_id=now.get("game_id") if now else None, records=table.records() if now else [])
+
+
+@bp.get("/api/chart")
+def game_chart():
+    table = ctx().table
+    now = table.state()
+    if now is None:
+        return jsonify(chart([], None))
+    return jsonify(chart(table.timeline(), now))
+
+
+@bp.get("/api/info")
+def info():
+    c = ctx()
+    return jsonify(
+        demo=c.demo_press is not None,
+        buttons=list(c.demo_buttons) if c.demo_press is not None else [],
+        heartbeat_s=c.heartbeat_s,
+        faces=list(DICE_FACES),
+        flowers=list(FLOWER_KINDS),
+        locks=list(LOCKS),
+        overrides=c.pin is not None,
+    )
+
+
+@bp.post("/api/commands")
+def command():
+    require_pin()
+    raw = json_body()
+    cmd = parse_command(raw)  # BadCommand (an IllegalCommand) -> 400 before the engine sees it
+    try:
+        new_state = ctx().table.submit(cmd.to_dict(), "web", timeout=ctx().submit_timeout)
+    except TimeoutError:
+        raise ServiceUnavailable("the table did not answer in time; the command may still be applied") from None
+    except IllegalCommand:
+        raise
+    except GameLogError as exc:
+        current_app.logger.error("command not stored: %s", exc)
+        raise ServiceUnavailable(f"the game log could not take the command: {exc}") from None
+    except CompanionError as exc:
+        current_app.logger.error("command failed: %s", exc)
+        raise InternalServerError(str(exc)) from None
+    return jsonify(new_state)
+
+
+@bp.post("/api/demo/press")
+def demo_press():
+    c = ctx()
+    if c.demo_press is None:
+        raise NotFound("there is no virtual panel: the companion is not in demo mode")
+    require_pin()
+    raw = json_body()
+    unknown = [k for k in raw if k not in ("button", "hold_s")]
+    if unknown:
+        raise BadRequest(f"unknown key {quote(unknown[0])}; a press takes button and hold_s")
+    button = raw.get("button")
+    if button not in c.demo_buttons:
+        raise BadRequest(f"unknown button {quote(button)}; buttons are {', '.join(c.demo_buttons)}")
+    hold = raw.get("hold_s", 0)
+    if type(hold) not in (int, float) or not math.isfinite(hold) or not 0 <= hold <= MAX_HOLD_S:
+        raise BadRequest(f"hold_s must be a number of seconds from 0 to {MAX_HOLD_S:g}, got {quote(hold)}")
+    try:
+        c.demo_press(button, float(hold))
+    except CompanionError as exc:
+        raise BadRequest(str(exc)) from None
+    return jsonify(ok=True, button=button, hold_s=float(hold))

@@ -1,0 +1,99 @@
+"""`companion serve`: the phone dashboard of the current game."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+PIN_ENV = "COMPANION_PIN"
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "serve",
+        help="show the current game on every phone (web dashboard)",
+        description="Serve the current game of the database to phones on the same network. "
+        f"The override PIN comes from --pin or ${PIN_ENV}; with neither a random one is printed.",
+    )
+    from companion.paths import default_db_path
+
+    p.add_argument("--db", default=None, metavar="PATH",
+                   help=f"game log (SQLite) to serve (default: $COMPANION_DB, else {default_db_path()})")
+    p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: 0.0.0.0, every interface)")
+    p.add_argument("--port", type=int, default=8000, help="TCP port (default: 8000)")
+    p.add_argument("--pin", default=None, help=f"override PIN (default: ${PIN_ENV}, else a random one)")
+    p.add_argument("--max-phones", type=int, default=60, dest="max_streams", metavar="N",
+                   help="open pages allowed at once; more are refused with 503 (default: 60)")
+    p.set_defaults(func=handle)
+
+
+def pin_from(args: argparse.Namespace, environ=os.environ) -> tuple[str, bool]:
+    """(PIN, made_up): --pin, else $COMPANION_PIN, else a random six-digit PIN."""
+    from .auth import random_pin
+
+    pin = args.pin if args.pin is not None else environ.get(PIN_ENV)
+    if pin is not None:
+        pin = pin.strip()
+        if not pin:
+            raise ValueError(f"the PIN must not be empty (from {'--pin' if args.pin is not None else PIN_ENV})")
+        if len(pin) > 64 or not pin.isprintable():
+            raise ValueError("the PIN must be at most 64 printable characters")
+        return pin, False
+    return random_pin(), True
+
+
+def banner(url: str, pin: str, made_up: bool, local_url: str | None = None) -> str:
+    from .serve import qr_text
+
+    lines = [f"Table companion: open {url} on your phone (or scan the code below)."]
+    if local_url and local_url != url:
+        lines.append(f"On this machine: {local_url}")
+    lines.append(f"Override PIN: {pin}" + ("  (made up for this run; set --pin or COMPANION_PIN to keep one)" if made_up else ""))
+    lines.append(qr_text(url))
+    lines.append("Press Ctrl-C to stop.")
+    return "\n".join(lines)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from companion.errors import CompanionError
+    from companion.gamelog import GameLog
+    from companion.paths import default_db_path
+    from companion.table import Table
+
+    from . import create_app
+    from . import serve as web_serve
+    from .serve import page_url
+
+    if not 0 <= args.port <= 65535:
+        print(f"companion serve: --port must be 0-65535, got {args.port}", file=sys.stderr)
+        return 2
+    if args.max_streams < 1:
+        print(f"companion serve: --max-phones must be at least 1, got {args.max_streams}", file=sys.stderr)
+        return 2
+    try:
+        pin, made_up = pin_from(args)
+    except ValueError as exc:
+        print(f"companion serve: {exc}", file=sys.stderr)
+        return 2
+    try:
+        gamelog = GameLog(args.db or default_db_path())
+    except CompanionError as exc:
+        print(f"companion serve: {exc}", file=sys.stderr)
+        return 1
+    table = Table(gamelog).start()
+    try:
+        app = create_app({"TABLE": table, "PIN": pin, "MAX_STREAMS": args.max_streams})
+        try:
+            server = web_serve.ServerThread(app, args.host, args.port)
+        except OSError as exc:
+            print(f"companion serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
+        port = server.port
+        print(banner(page_url(args.host, port), pin, made_up, f"http://127.0.0.1:{port}/"), flush=True)
+        server.serve_until_interrupted()
+        return 0
+    finally:
+        table.stop()
+        gamelog.close()

@@ -1,0 +1,141 @@
+"""Running the app with waitress: the thread pool, the address to show, the QR code."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import threading
+from typing import Any, Callable
+
+from waitress import create_server, wasyncore
+
+HEADROOM = 8  # threads beyond the stream cap, for page loads and commands
+
+
+def threads_for(app: Any) -> int:
+    return int(app.config["MAX_STREAMS"]) + HEADROOM
+
+
+def _options(app: Any, threads: int | None) -> dict[str, Any]:
+    threads = threads or threads_for(app)
+    return {
+        "threads": threads,
+        # Notice a vanished phone after one heartbeat, not two or three.
+        "channel_request_lookahead": 1,
+        "connection_limit": max(100, threads + 50),
+        "ident": "companion",
+        "clear_untrusted_proxy_headers": True,
+    }
+
+
+def make_server(app: Any, host: str = "127.0.0.1", port: int = 8000, threads: int | None = None):
+    """A waitress server bound now (port 0 picks a free port); call `.run()` to serve."""
+    return create_server(app, host=host, port=port, **_options(app, threads))
+
+
+def serve(app: Any, host: str = "0.0.0.0", port: int = 8000, threads: int | None = None,
+          on_ready: Callable[[int], None] | None = None) -> None:
+    """Serve until Ctrl-C (or SIGTERM in the main thread), then stop cleanly.
+
+    `on_ready(port)` is called once the socket listens (port 0 picks a free one).
+    """
+    server = ServerThread(app, host, port, threads)
+    if on_ready is not None:
+        on_ready(server.port)
+    server.serve_until_interrupted()
+
+
+class ServerThread:
+    """The app under waitress in a background thread: for `serve`, tests and the benchmark."""
+
+    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, threads: int | None = None):
+        self.app = app
+        self.server = make_server(app, host, port, threads)
+        self.port = self.server.effective_port
+        self.url = f"http://{host if ':' not in host else f'[{host}]'}:{self.port}"
+        self.thread = threading.Thread(target=self.server.run, name="waitress", daemon=True)
+
+    def start(self) -> "ServerThread":
+        self.thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """End the event streams, let the workers finish, then close every socket.
+
+        The sockets are closed by the server's own loop thread (through its trigger):
+        closing them from here races with that loop and leaves it serving kept-alive
+        connections.
+        """
+        from . import close_app
+
+        close_app(self.app)
+        self.server.task_dispatcher.shutdown(timeout=timeout)
+        if self.thread.is_alive():
+            sockets = getattr(self.server, "_map", None) or getattr(self.server, "map", {})
+            self.server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
+            self.thread.join(timeout)
+        if self.thread.is_alive():  # pragma: no cover - the loop did not stop
+            self.server.close()
+
+    def serve_until_interrupted(self) -> None:
+        previous = None
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGTERM, _interrupt)
+        self.start()
+        try:
+            while self.thread.is_alive():
+                self.thread.join(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+    def __enter__(self) -> "ServerThread":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def display_host(host: str) -> str:
+    """The host name phones should use, found without sending anything on the network."""
+    if host not in ("0.0.0.0", "::", ""):
+        return host
+    try:
+        name = socket.gethostname()
+    except OSError:
+        name = ""
+    if not name or name == "localhost":
+        return "127.0.0.1"
+    try:  # /etc/hosts or the local resolver; a LAN address if the name maps to one
+        addresses = {info[4][0] for info in socket.getaddrinfo(name, None, socket.AF_INET)}
+    except OSError:
+        addresses = set()
+    lan = sorted(a for a in addresses if not a.startswith("127."))
+    if lan:
+        return lan[0]
+    return name if "." in name else f"{name}.local"  # mDNS name, as Raspberry Pi OS announces it
+
+
+def page_url(host: str, port: int) -> str:
+    shown = display_host(host)
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/"
+
+
+def qr_text(url: str) -> str:
+    """The URL as a QR code drawn with block characters for the terminal."""
+    import io
+
+    import segno
+
+    out = io.StringIO()
+    segno.make(url, error="m").terminal(out=out, compact=True)
+    return out.getvalue()

@@ -1,0 +1,148 @@
+/* The live page: one event stream, reconnecting by itself, and the rendering of each state. */
+"use strict";
+
+(function (TC) {
+  const { $ } = TC;
+  let current = null; // the state on screen
+  let source = null; // the EventSource
+  let retryMs = 1000;
+  let retryTimer = null;
+  let heartbeatS = 5;
+  let lastMessage = Date.now();
+
+  function key(s) {
+    return s ? `${s.game_id}:${s.seq}` : "none";
+  }
+
+  /* Show a state (from the stream, or the answer to our own command). */
+  TC.applyState = function (state) {
+    if (state && current && state.game_id === current.game_id && state.seq < current.seq) return; // older
+    const changed = key(state) !== key(current);
+    current = state || null;
+    TC.show("chart-card", !!current);
+    TC.show("zombee", !!current && current.game === "zombee");
+    TC.show("zoo", !!current && current.game === "zoo");
+    if (!current) {
+      $("now-main").textContent = "No game yet";
+      $("now-sub").textContent = "Set one up under Overrides below, with the PIN shown on the companion.";
+      $("setup").open = true;
+    } else if (current.game === "zombee") {
+      TC.renderZombee(current);
+    } else if (current.game === "zoo") {
+      TC.renderZoo(current);
+    }
+    if (changed) {
+      TC.renderControls(current);
+      TC.chartPush(current);
+    }
+    $("footer").textContent = current
+      ? `Game ${current.game_id} · move ${current.seq} · updated ${new Date().toLocaleTimeString()}`
+      : "";
+    document.body.dataset.seq = current ? String(current.seq) : "";
+  };
+
+  function onState(event) {
+    lastMessage = Date.now();
+    const msg = JSON.parse(event.data);
+    TC.applyState(msg.state);
+    if (msg.initial && msg.state && !$("events").children.length) loadHistory();
+    // Each stream carries a state once, so its events are new even if our own
+    // command's answer already put that state on screen.
+    if (!msg.initial) for (const e of msg.events || []) TC.addEvent(e.text, e.kind);
+  }
+
+  /* What happened before this page opened: the last accepted commands, in short words. */
+  async function loadHistory() {
+    try {
+      const log = await (await fetch("/api/log", { cache: "no-store" })).json();
+      if ($("events").children.length) return;
+      for (const r of log.records.slice(-6)) {
+        const at = new Date(r.time * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+        TC.addEvent(`${at} ${TC.describe(r.command)} (${r.source})`, "history");
+      }
+    } catch (err) {
+      /* offline: new events still arrive */
+    }
+  }
+
+  function onRefused(event) {
+    lastMessage = Date.now();
+    const msg = JSON.parse(event.data);
+    TC.addEvent(msg.error + (msg.source ? ` (from ${msg.source})` : ""), "refused");
+  }
+
+  function onNotice(event) {
+    lastMessage = Date.now();
+    const msg = JSON.parse(event.data);
+    TC.addEvent(msg.text || msg.message || `Notice: ${msg.kind}`, "notice");
+  }
+
+  function offline() {
+    TC.setStatus("offline", "Offline · retrying");
+  }
+
+  function connect() {
+    clearTimeout(retryTimer);
+    if (source) source.close();
+    TC.setStatus("connecting", "Connecting…");
+    source = new EventSource("/events");
+    source.addEventListener("open", () => {
+      retryMs = 1000;
+      lastMessage = Date.now();
+      TC.setStatus("live", "Live");
+    });
+    source.addEventListener("state", onState);
+    source.addEventListener("refused", onRefused);
+    source.addEventListener("notice", onNotice);
+    source.addEventListener("error", () => {
+      offline();
+      if (source.readyState === EventSource.CLOSED) {
+        // The browser gave up (server answered 503, or the Pi restarted): try again ourselves.
+        retryTimer = setTimeout(connect, retryMs);
+        retryMs = Math.min(retryMs * 2, 15000);
+      }
+    });
+  }
+
+  /* A silent stream may be a dead Wi-Fi link: check the state now and then. */
+  async function watchdog() {
+    if (Date.now() - lastMessage < heartbeatS * 3000) return;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), 4000);
+    try {
+      const response = await fetch("/api/state", { cache: "no-store", signal: abort.signal });
+      const state = response.status === 404 ? null : await response.json();
+      if (response.ok || response.status === 404) {
+        lastMessage = Date.now();
+        if (key(state) !== key(current) || (source && source.readyState !== EventSource.OPEN)) {
+          TC.applyState(state);
+          connect(); // the stream missed something: start it again
+        }
+      }
+    } catch (err) {
+      offline();
+      connect();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function loadInfo() {
+    try {
+      const info = await (await fetch("/api/info", { cache: "no-store" })).json();
+      heartbeatS = info.heartbeat_s || heartbeatS;
+      TC.renderPanel(info);
+    } catch (err) {
+      setTimeout(loadInfo, 5000);
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    TC.initOverrides();
+    loadInfo();
+    connect();
+    setInterval(watchdog, 5000);
+    window.addEventListener("online", connect);
+    window.addEventListener("offline", offline);
+  });
+})(window.TC);

@@ -1,0 +1,135 @@
+/* The PIN (kept in this phone's local storage), sending overrides, the new-game form
+   and the virtual panel of demo mode. */
+"use strict";
+
+(function (TC) {
+  const { el, $, clear } = TC;
+  const KEY = "companion.pin";
+
+  TC.pin = function () {
+    try {
+      return localStorage.getItem(KEY) || "";
+    } catch (err) {
+      return "";
+    }
+  };
+
+  function setPin(value) {
+    try {
+      if (value) localStorage.setItem(KEY, value);
+      else localStorage.removeItem(KEY);
+    } catch (err) {
+      /* private mode: the PIN lasts until the page is closed */
+    }
+    showPinState();
+  }
+
+  function showPinState() {
+    const has = !!TC.pin();
+    $("pin-state").textContent = has
+      ? "PIN saved on this phone. Clear the field and save to forget it."
+      : "Enter the PIN shown on the companion to change the game from this phone.";
+    $("overrides").classList.toggle("unlocked", has);
+  }
+
+  function message(text, kind) {
+    const box = $("ov-msg");
+    box.textContent = text;
+    box.className = "ov-msg " + (kind || "");
+    box.hidden = !text;
+  }
+  TC.overrideMessage = message;
+
+  async function post(url, body) {
+    const headers = { "Content-Type": "application/json" };
+    const pin = TC.pin();
+    if (pin) headers.Authorization = "Bearer " + pin;
+    let response;
+    try {
+      response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), cache: "no-store" });
+    } catch (err) {
+      message("Not sent: the companion cannot be reached.", "error");
+      return null;
+    }
+    let data = null;
+    try {
+      data = await response.json();
+    } catch (err) {
+      data = null;
+    }
+    const reason = (data && data.error) || response.statusText;
+    if (response.ok) return data || {};
+    if (response.status === 401) {
+      message(pin ? "The PIN was not accepted. Check it and save it again." : "Enter the override PIN first.", "error");
+    } else if (response.status === 429) {
+      const wait = response.headers.get("Retry-After");
+      message(`Too many wrong PINs from this phone. Try again${wait ? ` in ${wait} s` : " later"}.`, "error");
+    } else {
+      message("Refused: " + reason, "error");
+    }
+    return null;
+  }
+
+  TC.send = async function (cmd) {
+    message("Sending…", "pending");
+    const state = await post("/api/commands", cmd);
+    if (state) {
+      message("Done.", "ok");
+      TC.applyState(state);
+    }
+    return state;
+  };
+
+  TC.press = async function (button, holdS) {
+    const done = await post("/api/demo/press", { button, hold_s: holdS });
+    if (done) message(`Pressed ${button}${holdS ? ` (held ${holdS.toFixed(1)} s)` : ""}.`, "ok");
+  };
+
+  function newGame(event) {
+    event.preventDefault();
+    const game = $("ng-game").value;
+    const players = $("ng-players").value.split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
+    const cmd = { cmd: "new_game", game, players };
+    if (game === "zombee") cmd.variant = $("ng-variant").value;
+    TC.send(cmd).then((state) => {
+      if (state) $("setup").open = false;
+    });
+  }
+
+  function variantVisibility() {
+    const zb = $("ng-game").value === "zombee";
+    $("ng-variant").hidden = !zb;
+    $("ng-variant-label").hidden = !zb;
+  }
+
+  TC.renderPanel = function (info) {
+    TC.show("panel", !!(info && info.demo));
+    if (!info || !info.demo) return;
+    const box = clear($("panel-buttons"));
+    for (const name of info.buttons) {
+      let downAt = 0;
+      const b = el("button", { type: "button", class: "btn panel-btn" }, name);
+      b.addEventListener("pointerdown", () => { downAt = performance.now(); });
+      b.addEventListener("click", () => {
+        const held = downAt ? (performance.now() - downAt) / 1000 : 0;
+        downAt = 0;
+        TC.press(name, held >= 0.6 ? Math.min(held, 10) : 0);
+      });
+      b.addEventListener("contextmenu", (e) => e.preventDefault()); // a long press must not open a menu
+      box.append(b);
+    }
+  };
+
+  TC.initOverrides = function () {
+    $("pin-input").value = TC.pin();
+    $("pin-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      setPin($("pin-input").value.trim());
+      message("", "");
+    });
+    $("new-game").addEventListener("submit", newGame);
+    $("ng-game").addEventListener("change", variantVisibility);
+    variantVisibility();
+    showPinState();
+  };
+})(window.TC);

@@ -1,0 +1,92 @@
+/* ZomBee: players and their honey, the dice, the flowers, who must act now. */
+"use strict";
+
+(function (TC) {
+  const { el, $, clear, icon, die, possessive } = TC;
+  const FLOWER_TOTAL = { bee: 11, question: 2, zombee: 1 };
+
+  function headline(s) {
+    if (s.phase === "tournament_over") return [`${s.winner} wins the tournament!`, "Start a new game under Overrides."];
+    if (s.phase === "game_over") return [`${s.winner} wins!`, "The last player with honey. Start a new game under Overrides."];
+    const main = `${possessive(s.active)} turn`;
+    if (s.phase === "flip") return [main, `Now: ${s.pending} turns over a flower`];
+    if (s.phase === "choose") return [main, `Now: ${s.pending} chooses who turns over the next flower`];
+    if (s.rolls === 0) return [main, `Now: ${s.active} rolls all five dice`];
+    return [main, `Now: ${s.active} rolls again or stops (roll ${s.rolls} of 3 done)`];
+  }
+
+  function drops(kind, count, label) {
+    const box = el("span", { class: "drops", "aria-label": `${count} ${label}` });
+    for (let i = 0; i < count; i++) box.append(icon(kind, 26));
+    box.append(el("span", { class: "drop-count", "aria-hidden": "true", text: `${count} ${label}` }));
+    return box;
+  }
+
+  function renderPlayers(s) {
+    const list = clear($("zb-players"));
+    for (const p of s.players) {
+      const badges = [];
+      if (p.name === s.active && !p.eliminated && s.winner === null) badges.push(["turn", "Turn"]);
+      if (p.name === s.pending && s.phase !== "roll") badges.push(["acts", "Acts now"]);
+      if (p.eliminated) badges.push(["out", "Out"]);
+      if (p.name === s.winner) badges.push(["winner", "Winner"]);
+      const classes = ["player"];
+      if (p.name === s.active) classes.push("active");
+      if (p.eliminated) classes.push("eliminated");
+      list.append(el("li", { class: classes.join(" ") },
+        el("div", { class: "player-head" },
+          el("span", { class: "player-name", text: (p.name === s.active ? "▶ " : "") + p.name }),
+          el("span", { class: "badges" }, ...badges.map(([k, t]) => el("span", { class: "badge badge-" + k, text: t })))),
+        el("div", { class: "player-drops" },
+          drops("honey", p.honey, p.honey === 1 ? "honey" : "honey"),
+          p.green || s.variant === "tournament" ? drops("green", p.green, "green") : null)));
+    }
+    let supply = `Honey left in the box: ${s.supply.yellow}`;
+    if (s.variant === "tournament") {
+      supply += ` · green drops: ${s.supply.green}`;
+      if (s.game_winners.length) supply += ` · games won: ${s.game_winners.join(", ")}`;
+    }
+    $("zb-supply").textContent = supply;
+  }
+
+  function renderDice(s) {
+    const kept = clear($("zb-kept"));
+    const roll = clear($("zb-roll"));
+    if (!s.kept.length) kept.append(el("span", { class: "muted", text: "none" }));
+    for (const f of s.kept) kept.append(die(f, "kept"));
+    if (!s.last_roll.length) roll.append(el("span", { class: "muted", text: s.rolls ? "—" : "not rolled yet" }));
+    for (const f of s.last_roll) roll.append(die(f));
+  }
+
+  function renderFlowers(s) {
+    const box = clear($("zb-flowers"));
+    const f = s.flowers;
+    const up = [].concat(Array(f.bee).fill("bee"), Array(f.question).fill("question"));
+    for (const kind of up) {
+      box.append(el("span", { class: "flower up", title: TC.LABELS[kind] }, icon(kind, 30)));
+    }
+    for (let i = 0; i < f.face_down; i++) {
+      box.append(el("span", { class: "flower down", title: "Face down" }, icon("flower", 30)));
+    }
+    box.setAttribute("aria-label", `${f.face_down} flowers face down, ${f.bee} bees and ${f.question} question marks face up`);
+    $("zb-flower-text").textContent =
+      `${f.face_down} face down · face up: ${f.bee} of ${FLOWER_TOTAL.bee} bees, ${f.question} of ${FLOWER_TOTAL.question} question marks`;
+    const odds = s.odds && s.odds.zombee_next_flip;
+    const line = $("zb-odds");
+    clear(line);
+    if (typeof odds === "number" && s.phase !== "game_over" && s.phase !== "tournament_over") {
+      line.append("Chance the next flower is the ZomBee: ",
+        el("strong", { text: `${Math.round(odds * 100)}%` }),
+        el("span", { class: "muted", text: ` (1 in ${f.face_down})` }));
+    }
+  }
+
+  TC.renderZombee = function (s) {
+    const [main, sub] = headline(s);
+    $("now-main").textContent = main;
+    $("now-sub").textContent = sub;
+    renderPlayers(s);
+    renderDice(s);
+    renderFlowers(s);
+  };
+})(window.TC);

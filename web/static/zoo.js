@@ -1,0 +1,83 @@
+/* Zombies!!! 12: Zombie Zoo: the locks, the heroes, the leader. */
+"use strict";
+
+(function (TC) {
+  const { el, $, clear } = TC;
+  TC.LOCK_NAMES = {
+    tiger_trail: "Tiger Trail",
+    lions_den: "Lions’ Den",
+    hyena_hideout: "Hyena Hideout",
+    polar_bears: "Polar Bears",
+  };
+  const LOCK_STATES = {
+    "60:00": ["◷", "60:00", "locked, long timer"],
+    "30:00": ["◑", "30:00", "locked, short timer"],
+    open: ["○", "Open", "open: the animals are out"],
+    removed: ["✖", "Removed", "removed from play"],
+    collected: ["✔", "Collected", "collected"],
+  };
+
+  function leaders(s) {
+    const alive = s.players.filter((p) => p.alive !== false);
+    const pool = alive.length ? alive : s.players;
+    const best = Math.max(...pool.map((p) => p.score));
+    return pool.filter((p) => p.score === best).map((p) => p.name);
+  }
+
+  function headline(s) {
+    if (s.phase === "game_over") {
+      const w = s.winners || [];
+      return [w.length ? `${w.join(" and ")} ${w.length > 1 ? "win" : "wins"}!` : "Game over", "Start a new game under Overrides."];
+    }
+    const lead = leaders(s);
+    const best = Math.max(...s.players.map((p) => p.score));
+    return [`Leader: ${lead.join(", ")}`, `${best} point${best === 1 ? "" : "s"} · next release in ${s.next_release_in} kill${s.next_release_in === 1 ? "" : "s"}`];
+  }
+
+  function renderLocks(s) {
+    const box = clear($("zoo-locks"));
+    for (const [key, name] of Object.entries(TC.LOCK_NAMES)) {
+      const raw = s.locks[key];
+      const [symbol, word, meaning] = LOCK_STATES[raw] || ["", raw, raw];
+      const holders = s.players.filter((p) => (p.locks || []).includes(key)).map((p) => p.name);
+      box.append(el("div", { class: "lock lock-" + String(raw).replace(":", "") , "aria-label": `${name}: ${meaning}` },
+        el("div", { class: "lock-name", text: name }),
+        el("div", { class: "lock-state" }, el("span", { class: "lock-symbol", "aria-hidden": "true", text: symbol }), word),
+        holders.length ? el("div", { class: "lock-holder", text: "by " + holders.join(", ") }) : null));
+    }
+    const r = $("zoo-release");
+    clear(r);
+    r.append("Kills to the next release: ", el("strong", { text: String(s.next_release_in) }),
+      el("span", { class: "muted", text: ` (every ${s.release_at})` }));
+  }
+
+  function hearts(n) {
+    return el("span", { class: "hearts", "aria-label": `${n} life` },
+      el("span", { "aria-hidden": "true", class: "heart-icons", text: "♥" }), String(n));
+  }
+
+  function renderPlayers(s) {
+    const body = clear($("zoo-players"));
+    const lead = s.phase === "game_over" ? s.winners || [] : leaders(s);
+    for (const p of s.players) {
+      const isLead = lead.includes(p.name);
+      const locks = (p.locks || []).map((k) => TC.LOCK_NAMES[k] || k).join(", ") || "—";
+      body.append(el("tr", { class: (isLead ? "leader " : "") + (p.alive === false ? "dead" : "") },
+        el("th", { scope: "row" }, isLead ? el("span", { class: "star", "aria-label": "leader: ", text: "★ " }) : null, p.name,
+          p.alive === false ? el("span", { class: "badge badge-out", text: "Dead" }) : null),
+        el("td", { text: String(p.kills) }),
+        el("td", {}, hearts(p.life)),
+        el("td", { text: String(p.bullets) }),
+        el("td", { class: "locks-cell", text: locks }),
+        el("td", { class: "score", text: String(p.score) })));
+    }
+  }
+
+  TC.renderZoo = function (s) {
+    const [main, sub] = headline(s);
+    $("now-main").textContent = main;
+    $("now-sub").textContent = sub;
+    renderLocks(s);
+    renderPlayers(s);
+  };
+})(window.TC);
