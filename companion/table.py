@@ -14,7 +14,7 @@ import threading
 from concurrent.futures import Future
 from typing import Any
 
-from .commands import NewGame, parse_command, quote
+from .commands import Command, NewGame, parse_command, quote
 from .errors import CompanionError
 from .gamelog import GameLog
 from .replay import iter_replay
@@ -108,6 +108,10 @@ class Table:
         """Publish a notice (camera offline, check the dice, restarted) in order with the game's messages."""
         self._queue.put(("notice", kind, data))
 
+    def refuse(self, error: str, source: str, command: Any = None) -> None:
+        """Publish a refusal decided before any command existed (a panel button with nothing to do)."""
+        self._queue.put(("refusal", error, source, command))
+
     # --- outputs ----------------------------------------------------------------------------
 
     def state(self) -> dict | None:
@@ -158,6 +162,10 @@ class Table:
             item = self._queue.get()
             if item[0] == "stop":
                 return
+            if item[0] == "refusal":
+                _, error, source, command = item
+                self._publish({"type": "refused", "error": error, "source": source, "command": command})
+                continue
             if item[0] == "notice":
                 self._publish({"type": "notice", "kind": item[1], **item[2]})
                 continue
@@ -175,7 +183,9 @@ class Table:
             cmd = parse_command(command)
             applied = self.log.apply(self.game_id, command if isinstance(command, dict) else cmd.to_dict(), source)
         except CompanionError as exc:
-            shown = command if isinstance(command, (dict, list, str, int, float)) else repr(command)
+            shown = command.to_dict() if isinstance(command, Command) else command
+            if not isinstance(shown, (dict, list, str, int, float, type(None))):
+                shown = repr(shown)
             self._publish({"type": "refused", "error": str(exc), "source": source, "command": shown})
             if future is not None:
                 future.set_exception(exc)

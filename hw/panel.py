@@ -253,10 +253,9 @@ class Panel:
             self._on_roll()
             self._sound("short")
         elif decision.refusal is not None:
-            self._refused(decision.refusal)
-            # No command to post: publish the reason for the phone page ("text" is what it shows).
-            text = f"Refused ({name} on the panel): {decision.refusal}"
-            self.table.notify("refused", error=decision.refusal, text=text, source=SOURCE, button=name)
+            # No command to post: the table publishes the refusal like the engine's own, so the
+            # phones explain it and our listener blinks and beeps for it once.
+            self.table.refuse(f"{name} on the panel: {decision.refusal}", SOURCE, {"button": name})
         else:
             self._sound("short")  # the highlight moved
         self.refresh()
@@ -306,12 +305,6 @@ class Panel:
             self.refresh()  # under the same lock: a waiter never sees the state before the LEDs
 
     # --- feedback ------------------------------------------------------------------------------
-
-    def _refused(self, reason: str) -> None:
-        with self._lock:
-            self.last_refusal = reason
-            self._refused_until = self.clock() + self.refused_for
-        self._sound("refused")
 
     def _sound(self, kind: str) -> None:
         with self._lock:

@@ -265,11 +265,12 @@ def test_a_press_that_makes_no_command_is_refused_by_the_panel_and_reaches_the_p
     rig.new_game("zombee", "Tom", "Mia")
     rig.phone_messages()
     rig.press("Kill")
-    notices = [m for m in rig.phone_messages() if m.get("kind") == "refused"]
     reason = "Kill is a Zombie Zoo button; this is a ZomBee game"
-    assert notices == [{"type": "notice", "kind": "refused", "source": "panel", "button": "Kill", "error": reason,
-                        "text": f"Refused (Kill on the panel): {reason}"}]
-    assert rig.panel.led_modes()["status"] == "fast" and list(rig.panel.sounds)[-1] == "refused"
+    refused = [m for m in rig.phone_messages() if m["type"] == "refused"]
+    assert refused == [{"type": "refused", "source": "panel", "command": {"button": "Kill"},
+                        "error": f"Kill on the panel: {reason}"}]
+    assert rig.panel.wait_until(lambda p: p.led_modes()["status"] == "fast")
+    assert list(rig.panel.sounds)[-1] == "refused"
     assert [src for src, _ in records(rig.table)] == ["web"]
 
 
@@ -449,6 +450,7 @@ def test_from_config_reads_the_toml_and_checks_it_first(tmp_path, table):
     with Panel.from_config(table, str(config), mock=True) as panel:
         assert "Roll" not in panel.buttons and panel.pins.leds["buzzer"] == 20
         panel.press("Select")
+        assert panel.wait_until(lambda p: p.last_refusal is not None)
         assert "no game" in panel.last_refusal
     config.write_text('[panel.buttons]\nRoll = 99\n', encoding="utf-8")
     spy = Spy()

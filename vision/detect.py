@@ -84,7 +84,8 @@ def brightest(frame: np.ndarray) -> np.ndarray:
     return cv2.max(cv2.max(b, g), r)
 
 
-def dark_mask(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray | None = None) -> np.ndarray:
+def dark_mask(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray | None = None,
+              side: float | None = None) -> np.ndarray:
     v = brightest(frame)
     h, w = v.shape
     level = level_small.astype(np.float32)
@@ -97,8 +98,10 @@ def dark_mask(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray
     limit = cv2.resize(np.clip(level * DARK_RATIO, 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
     mask = cv2.compare(v, limit, cv2.CMP_LT)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    # close the holes the bright symbol and glare leave, without bridging dice that merely lie near
-    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+    # close the holes the bright symbol and glare leave (a "Zzz" can cut a die in two), without
+    # bridging dice that merely lie near: those are at least half a die apart
+    k = int(max(7, (side or DEFAULT_SIDE) * 0.4)) | 1
+    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
 
 
 def _rect_stats(points: np.ndarray, area: float):
@@ -130,7 +133,7 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
     level, tray = tray_level(frame)
     small = cv2.resize(frame, SMALL, interpolation=cv2.INTER_AREA)
     hand, hand_mask = find_hand(small, tray)
-    mask = dark_mask(frame, level, background)
+    mask = dark_mask(frame, level, background, side)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     fills = []
     for c in contours:
@@ -167,6 +170,16 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
             continue
         if n == 1:
             dice.append(Blob(cx, cy, side, ang, area, fill, long_ / short, 1))
+            continue
+        if fill > 0.85:
+            # a straight row: cut it into n equal squares along its long side
+            (rcx, rcy), (rw, rh), deg = cv2.minAreaRect(cv2.convexHull(c).reshape(-1, 2).astype(np.float32))
+            ax = math.radians(deg) if rw >= rh else math.radians(deg) + math.pi / 2
+            step = max(rw, rh) / n
+            for i in range(n):
+                off = (i - (n - 1) / 2) * step
+                dice.append(Blob(rcx + off * math.cos(ax), rcy + off * math.sin(ax), side, ang, area / n, fill,
+                                 max(step, short) / min(step, short), n))
             continue
         solid = np.zeros((h, w), np.uint8)
         cv2.drawContours(solid, [c - (x, y)], -1, 255, -1)

@@ -52,7 +52,7 @@ class Conditions:
     blur: tuple[float, float] = (0.0, 1.0)
     noise: tuple[float, float] = (1.0, 5.0)
     jpeg: tuple[int, int] = (55, 95)
-    glare: float = 0.3
+    glare: float = 0.4
     shadow: tuple[float, float] = (0.25, 0.55)
     touching: float = 0.5
 
@@ -131,7 +131,7 @@ def draw_face(face: str, yellow=(35, 205, 240), green=(65, 185, 65), px: int = F
         pts = np.array([(c, c - 30 * px // 96), (c - r + 1, cy - 4), (c + r - 1, cy - 4)], np.int32)
         cv2.fillConvexPoly(img, pts, yellow, cv2.LINE_AA)
     elif face == "zzz":
-        scale = px / 96 * 1.25
+        scale = px / 96 * 1.1
         thick = max(2, 5 * px // 96)
         (tw, th), _ = cv2.getTextSize("Zzz", cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
         cv2.putText(img, "Zzz", (c - tw // 2, c + th // 2), cv2.FONT_HERSHEY_SIMPLEX, scale, yellow, thick, cv2.LINE_AA)

@@ -15,6 +15,7 @@ Config keys (all optional except TABLE):
   CLOCK        monotonic clock for the lockout (default time.monotonic)
   SUBMIT_TIMEOUT  seconds to wait for the Table to take a command (default 5)
   MAX_BODY     largest request body in bytes (default 16 KiB); larger gets 413
+  STATUS       callable returning a dict shown as "status" in /api/info (demo, restarted, camera)
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class WebContext:
     submit_timeout: float
     demo_press: Callable[[str, float], Any] | None
     demo_buttons: tuple[str, ...]
+    status: Callable[[], dict] | None = None
 
 
 def defaults() -> dict[str, Any]:
@@ -58,6 +60,7 @@ def defaults() -> dict[str, Any]:
         "CLOCK": time.monotonic,
         "SUBMIT_TIMEOUT": 5.0,
         "MAX_BODY": MAX_BODY,
+        "STATUS": None,
     }
 
 
@@ -88,6 +91,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         submit_timeout=float(cfg["SUBMIT_TIMEOUT"]),
         demo_press=cfg["DEMO_PRESS"],
         demo_buttons=tuple(cfg["DEMO_BUTTONS"]),
+        status=cfg["STATUS"],
     )
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)

@@ -106,6 +106,7 @@ def info():
         flowers=list(FLOWER_KINDS),
         locks=list(LOCKS),
         overrides=c.pin is not None,
+        status=c.status() if c.status else {},
     )
 
 

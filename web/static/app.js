@@ -32,6 +32,7 @@
       TC.renderZoo(current);
     }
     if (changed) {
+      showAlert("alert-dice", "");
       TC.renderControls(current);
       TC.chartPush(current);
     }
@@ -71,10 +72,27 @@
     TC.addEvent(msg.error + (msg.source ? ` (from ${msg.source})` : ""), "refused");
   }
 
+  /* Lasting conditions (a restart, a lost camera, dice to check) stay on top until they end. */
+  function showAlert(id, text) {
+    $(id).textContent = text || "";
+    TC.show(id, !!text);
+  }
+
   function onNotice(event) {
     lastMessage = Date.now();
     const msg = JSON.parse(event.data);
     TC.addEvent(msg.text || msg.message || `Notice: ${msg.kind}`, "notice");
+    if (msg.kind === "restart") showAlert("alert-restart", msg.text);
+    if (msg.kind === "camera") showAlert("alert-camera", msg.status === "lost" ? msg.text : "");
+    if (msg.kind === "dice") showAlert("alert-dice", msg.status === "check" ? msg.text : "");
+  }
+
+  function showStatus(status) {
+    if (status.restarted) {
+      const at = new Date(status.started * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      showAlert("alert-restart", `The companion restarted at ${at}; the game continues where it stood.`);
+    }
+    if (status.camera === "lost") showAlert("alert-camera", "Camera offline: enter rolls on the page or the panel.");
   }
 
   function offline() {
@@ -132,6 +150,7 @@
       const info = await (await fetch("/api/info", { cache: "no-store" })).json();
       heartbeatS = info.heartbeat_s || heartbeatS;
       TC.renderPanel(info);
+      showStatus(info.status || {});
     } catch (err) {
       setTimeout(loadInfo, 5000);
     }

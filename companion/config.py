@@ -1,0 +1,85 @@
+"""The companion's settings file (TOML) and where to find it.
+
+    [companion]
+    db = "/home/pi/.local/share/table-companion/games.sqlite"
+    host = "0.0.0.0"
+    port = 8000
+    pin = "4711"            # or COMPANION_PIN in the environment
+    camera = "picamera2"    # or a webcam index ("0"), a folder of images, "synthetic"
+    model = "/home/pi/dice-model.npz"   # from `companion vision calibrate`
+    still_ms = 300          # how long the dice must lie still before they are read
+
+    [panel.buttons] / [panel.leds]      # the pin map: see the README's panel section
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+from .paths import default_db_path
+
+
+@dataclass(frozen=True)
+class Settings:
+    db: str | None = None
+    host: str = "0.0.0.0"
+    port: int = 8000
+    pin: str | None = None
+    camera: str | None = None
+    model: str | None = None
+    still_ms: int = 300
+
+    def db_path(self) -> Path:
+        return Path(self.db) if self.db else default_db_path()
+
+
+def default_config_path() -> Path | None:
+    """`COMPANION_CONFIG`, else ~/.config/table-companion/companion.toml when it exists."""
+    env = os.environ.get("COMPANION_CONFIG")
+    if env:
+        return Path(env)
+    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    path = base / "table-companion" / "companion.toml"
+    return path if path.exists() else None
+
+
+def read_config(path: str | os.PathLike | None) -> dict[str, Any]:
+    """The whole parsed file ({} for None); a missing or malformed file is a ConfigError naming it."""
+    if path is None:
+        return {}
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"config file {path} cannot be read: {exc}") from None
+
+
+def load_settings(config: dict[str, Any], source: str = "the config file") -> Settings:
+    """The [companion] table, checked key by key."""
+    table = config.get("companion", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"[companion] in {source} must be a table of settings")
+    known = {f.name: f for f in fields(Settings)}
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in known:
+            raise ConfigError(f"[companion] in {source} has unknown setting {key!r}; settings are {', '.join(known)}")
+        want = int if key in ("port", "still_ms") else str
+        if key == "camera" and isinstance(value, int):
+            value = str(value)
+        if type(value) is not want:
+            raise ConfigError(f"[companion] {key} in {source} must be a {want.__name__}, got {value!r}")
+        values[key] = value
+    settings = Settings(**values)
+    if not 1 <= settings.port <= 65535:
+        raise ConfigError(f"[companion] port in {source} must be 1-65535, got {settings.port}")
+    if not 0 < settings.still_ms <= 5000:
+        raise ConfigError(f"[companion] still_ms in {source} must be 1-5000, got {settings.still_ms}")
+    return settings

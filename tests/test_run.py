@@ -1,0 +1,103 @@
+"""`companion run --demo` end to end: a real process, real HTTP, the real dice reader on rendered rolls."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from web.testing import CompanionProcess
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+OUT = Path(__file__).resolve().parents[1] / "test-output"
+
+
+@pytest.fixture
+def companion(tmp_path):
+    proc = CompanionProcess(tmp_path / "home").start()
+    yield proc
+    proc.stop()
+
+
+def roll_with_the_camera(companion: CompanionProcess, before: dict) -> dict:
+    """Press the virtual Roll button and wait for the camera's reading to reach the game."""
+    assert companion.press("Roll")[0] == 200
+    return companion.wait_for(lambda s: s["rolls"] == before["rolls"] + 1 or s["active"] != before["active"]
+                              or s["phase"] != "roll", timeout=30)
+
+
+def play_to_a_revealed_zombee(companion: CompanionProcess) -> tuple[dict, list[str]]:
+    state = companion.state()
+    for _ in range(20):
+        if state["phase"] == "roll":
+            assert state["rolls"] == 0
+            state = roll_with_the_camera(companion, state)
+            assert len(state["kept"] + state["last_roll"]) == 5, state
+            if state["phase"] == "roll":
+                assert companion.press("Stop")[0] == 200
+                state = companion.wait_for(lambda s: s["phase"] != "roll" or s["rolls"] == 0)
+        if state["phase"] == "flip":
+            loser = state["pending"]
+            assert companion.press("ZomBee")[0] == 200
+            return companion.wait_for(lambda s: s["rolls"] == 0 and s["phase"] == "roll"), [loser]
+    raise AssertionError("no flower to turn over in 20 turns")
+
+
+def test_a_round_played_with_virtual_presses_and_demo_rolls(companion, tmp_path):
+    assert companion.command({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]})[0] == 200
+    state, [loser] = play_to_a_revealed_zombee(companion)
+
+    honey = {p["name"]: p["honey"] for p in state["players"]}
+    assert honey[loser] == 1 and sum(honey.values()) + state["supply"]["yellow"] == 15
+    assert state["flowers"] == {"face_down": 14, "bee": 0, "question": 0}
+    assert state["active"] == loser == state["pending"]
+    status, log = companion.request("GET", "/api/log")
+    sources = {r["source"] for r in log["records"]}
+    assert {"web", "camera", "panel"} <= sources  # the roll came from the camera, the flips from the panel
+
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"Debian's chromium is not at {CHROMIUM}")
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.goto(f"http://127.0.0.1:{companion.port}/")
+        expect(page.locator("#now-main")).to_contain_text(loser)
+        expect(page.locator("#zb-players")).to_contain_text("1 honey")
+        expect(page.locator("#panel")).to_be_visible()  # the virtual panel of demo mode
+        OUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUT / "run-demo.png"), full_page=True)
+        browser.close()
+
+
+def test_a_restart_continues_the_game_and_says_so(tmp_path):
+    home = tmp_path / "home"
+    first = CompanionProcess(home).start()
+    try:
+        first.command({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]})
+        first.command({"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]})
+        before = first.state()
+    finally:
+        first.kill()  # as a power cut would
+    second = CompanionProcess(home, port=first.port).start()
+    try:
+        assert second.state() == before
+        status, info = second.request("GET", "/api/info")
+        assert info["status"]["restarted"] is True and info["status"]["demo"] is True
+    finally:
+        second.stop()
+
+
+def test_zoo_game_leaves_the_camera_idle(companion):
+    companion.command({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]})
+    assert companion.press("Roll")[0] == 200
+    companion.press("Select")
+    companion.press("Kill")
+    state = companion.wait_for(lambda s: s["players"][0]["kills"] == 1)
+    _, log = companion.request("GET", "/api/log")
+    assert [r["source"] for r in log["records"]] == ["web", "panel"]
+    assert state["game"] == "zoo"

@@ -1,0 +1,67 @@
+import argparse
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import render
+from vision.cli import register
+
+
+def run(argv):
+    parser = argparse.ArgumentParser(prog="companion")
+    register(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_read_json_keeps_going_past_a_corrupt_image(tmp_path, capsys):
+    good = tmp_path / "roll.png"
+    scene = render.render_scene(np.random.default_rng(31), faces=["bee", "honey", "zombee"])
+    cv2.imwrite(str(good), scene.image)
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"junk")
+    ann = tmp_path / "ann"
+    status = run(["vision", "read", str(good), str(bad), "--json", "--annotate", str(ann)])
+    out = json.loads(capsys.readouterr().out)
+    assert status == 1
+    assert out[0]["image"] == str(good)
+    assert sorted(d["face"] for d in out[0]["dice"]) == ["bee", "honey", "zombee"]
+    assert out[1]["image"] == str(bad) and "bad.jpg" in out[1]["error"]
+    assert (ann / "roll.png").is_file()
+
+
+def test_read_prints_a_line_per_image(tmp_path, capsys):
+    good = tmp_path / "one.png"
+    cv2.imwrite(str(good), render.render_scene(np.random.default_rng(32), faces=["zzz"]).image)
+    assert run(["vision", "read", str(good)]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and "zzz" in out[0]
+
+
+def test_bad_model_is_refused_without_traceback(tmp_path, capsys):
+    bad = tmp_path / "model.npz"
+    bad.write_bytes(b"nope")
+    assert run(["vision", "read", "x.png", "--model", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "model.npz" in err and "Traceback" not in err
+
+
+def test_calibrate_with_a_missing_folder_names_it(tmp_path, capsys):
+    assert run(["vision", "calibrate", str(tmp_path), "--out", str(tmp_path / "m.npz")]) == 2
+    assert "empty" in capsys.readouterr().err
+
+
+def test_watch_synthetic_prints_settled_readings(capsys):
+    assert run(["vision", "watch", "--source", "synthetic:3", "--max-readings", "2", "--still-ms", "200"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        data = json.loads(line)
+        assert data["dice"] and all(d["face"] in ("bee", "honey", "zzz", "zombee", "unknown") for d in data["dice"])
+
+
+def test_watch_with_a_missing_camera_fails_cleanly(capsys):
+    assert run(["vision", "watch", "--source", "no-such-camera", "--max-readings", "1"]) == 1
+    assert "unknown camera source" in capsys.readouterr().err

@@ -1,0 +1,74 @@
+import json
+
+import numpy as np
+import pytest
+
+from companion.errors import ImageError
+from vision import render
+from vision.reader import DiceReader, annotate, read_image
+from vision.train import match
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return DiceReader()
+
+
+def test_reads_the_faces_of_rendered_rolls(reader):
+    right = total = rolls_right = 0
+    for seed in range(40, 52):
+        rng = np.random.default_rng(seed)
+        scene = render.render_scene(rng, count=int(rng.integers(1, 7)))
+        reading = reader.read(scene.image)
+        truths = match(reading.dice, scene.dice)
+        ok = [t is not None and t.face == d.face for d, t in zip(reading.dice, truths)]
+        right += sum(ok)
+        total += len(scene.dice)
+        rolls_right += len(reading.dice) == len(scene.dice) and all(ok)
+    assert right / total >= 0.95
+    assert rolls_right >= 10
+
+
+def test_every_face_is_recognised_on_a_plain_tray(reader):
+    rng = np.random.default_rng(60)
+    rig = render.random_rig(rng)
+    for face in ("bee", "honey", "zzz", "zombee"):
+        scene = render.render_scene(rng, rig, faces=[face, face])
+        assert reader.read(scene.image).faces == [face, face]
+
+
+def test_cocked_dice_read_as_unknown(reader):
+    seen = []
+    for seed in range(70, 76):
+        scene = render.render_scene(np.random.default_rng(seed), faces=[], cocked=1)
+        seen += reader.read(scene.image).faces
+    assert seen and seen.count("unknown") >= len(seen) - 1
+
+
+def test_reading_json_shape(reader):
+    scene = render.render_scene(np.random.default_rng(80), faces=["bee", "zombee"])
+    reading = reader.read(scene.image)
+    data = json.loads(json.dumps(reading.to_dict()))
+    assert sorted(d["face"] for d in data["dice"]) == ["bee", "zombee"]
+    for d in data["dice"]:
+        assert set(d) == {"face", "x", "y", "confidence"} and 0 <= d["confidence"] <= 1
+        assert isinstance(d["x"], int) and isinstance(d["y"], int)
+    for die in reading.dice:
+        x, y, w, h = die.box
+        assert x <= die.x <= x + w and y <= die.y <= y + h
+    assert annotate(scene.image, reading).shape == scene.image.shape
+
+
+def test_bad_frames_and_files_are_image_errors(reader, tmp_path):
+    with pytest.raises(ImageError):
+        reader.read(np.zeros((10, 10), np.float64))
+    with pytest.raises(ImageError):
+        reader.read("not an array")
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    with pytest.raises(ImageError, match="broken.jpg"):
+        read_image(bad)
+    with pytest.raises(ImageError, match="missing.png"):
+        read_image(tmp_path / "missing.png")
+    # a grey frame is accepted and simply holds no dice
+    assert reader.read(np.full((480, 640), 200, np.uint8)).dice == []

@@ -1,0 +1,197 @@
+"""From settled tray readings to the ZomBee `roll` commands the engine takes.
+
+At the table the player takes the dice they keep out of the tray, leaves the
+ones to roll again, then rolls them. So after a roll the camera sees, in turn:
+the roll's result; then (often) fewer dice lying where they lay, the dice to
+be picked up again; then, after motion, the new result. `RollTracker` tells
+these apart by where the dice lie: dice that did not move were not rolled.
+
+A reading the rules cannot take (a cocked die, the wrong number of dice) is
+not guessed at: the tracker asks the table to check the dice instead.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from companion.errors import CameraError, CompanionError, IllegalCommand
+
+from .reader import Reading
+
+SAME_SPOT_PX = 12  # a die that moved less than this did not take part in a roll
+
+
+@dataclass(frozen=True)
+class TrayAction:
+    """What one reading means: a command to send, dice selected for the next roll, or a check."""
+
+    command: dict | None = None
+    selected: tuple[str, ...] | None = None
+    check: str | None = None
+
+
+def _is_part_of(faces, pool) -> bool:
+    return not Counter(faces) - Counter(pool)
+
+
+class RollTracker:
+    """Remembers the last reading and the dice chosen for the next roll of the current turn."""
+
+    def __init__(self, same_spot_px: float = SAME_SPOT_PX):
+        self.same_spot_px = same_spot_px
+        self.selection: tuple[str, ...] | None = None
+        self._turn: tuple | None = None
+        self._last: list = []  # dice of the last reading taken into account
+
+    def expect_reroll(self, state: dict, faces) -> None:
+        """The dice to be rolled next were chosen some other way (the demo's virtual player)."""
+        self._sync_turn(state)
+        self.selection = tuple(faces)
+
+    def _sync_turn(self, state: dict) -> None:
+        # A selection belongs to one roll of one turn: a new roll or turn forgets it.
+        turn = (state.get("game_id"), state.get("seq") if state.get("rolls") == 0 else None,
+                state.get("active"), state.get("rolls"))
+        if turn != self._turn:
+            self._turn, self.selection = turn, None
+
+    def _unmoved(self, reading: Reading) -> list:
+        """Dice of this reading lying where a die with the same face lay in the last one."""
+        left = list(self._last)
+        still = []
+        for die in reading.dice:
+            for old in left:
+                if old.face == die.face and abs(old.x - die.x) <= self.same_spot_px and abs(old.y - die.y) <= self.same_spot_px:
+                    left.remove(old)
+                    still.append(die)
+                    break
+        return still
+
+    def on_reading(self, state: dict | None, reading: Reading) -> TrayAction:
+        if state is None or state.get("game") != "zombee" or state.get("phase") != "roll":
+            self._last = list(reading.dice)
+            return TrayAction()  # nobody is rolling: dice on the tray are not a roll
+        self._sync_turn(state)
+        unmoved, before = self._unmoved(reading), self._last
+        self._last = list(reading.dice)
+        faces = reading.faces
+        unknown = faces.count("unknown")
+        seen = ", ".join(faces) or "no dice"
+        if before and len(unmoved) == len(faces) == len(before):
+            return TrayAction()  # the same dice, untouched: a hand passed over the tray
+        if state["rolls"] > 0 and len(unmoved) == len(faces):
+            if len(faces) < len(state["last_roll"]) and _is_part_of(faces, state["last_roll"]):
+                self.selection = tuple(faces)
+                return TrayAction(selected=self.selection)
+        if unknown:
+            return TrayAction(check=f"check the dice: {unknown} of them could not be read (cocked, blurred "
+                                    f"or hidden?). Seen: {seen}")
+        if state["rolls"] == 0:
+            if len(faces) != 5:
+                return TrayAction(check=f"check the dice: a first roll shows all 5 dice, the tray shows "
+                                        f"{len(faces)} ({seen})")
+            return TrayAction(command={"cmd": "roll", "faces": faces})
+        reroll = list(self.selection) if self.selection else list(state["last_roll"])
+        if len(faces) != len(reroll):
+            return TrayAction(check=f"check the dice: {len(reroll)} were to be rolled again "
+                                    f"({', '.join(reroll)}) but the tray shows {len(faces)} ({seen})")
+        return TrayAction(command={"cmd": "roll", "reroll": reroll, "faces": faces})
+
+
+class TrayWatcher:
+    """The camera's thread: frames -> settled readings -> commands on the table's queue.
+
+    `open_camera()` returns a FrameSource; when it fails or the camera vanishes, the
+    table is told (`camera` notice) and the watcher tries again every `retry_s`.
+    """
+
+    def __init__(self, table: Any, open_camera: Callable[[], Any], settler: Any, *,
+                 tracker: RollTracker | None = None, retry_s: float = 2.0):
+        self.table = table
+        self.open_camera = open_camera
+        self.settler = settler
+        self.tracker = tracker or RollTracker()
+        self.retry_s = retry_s
+        self.camera_ok: bool | None = None
+        self.readings = 0
+        self._read_now = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> "TrayWatcher":
+        self._thread = threading.Thread(target=self._run, name="tray", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def read_now(self) -> None:
+        """The panel's Roll button: read the tray at the next frame even if it never looked still."""
+        self._read_now.set()
+
+    def _camera(self, ok: bool, error: str = "") -> None:
+        if ok != self.camera_ok:
+            text = ("Camera ready: dice are read as they settle." if self.camera_ok is None
+                    else "Camera is back: dice are read again.") if ok else \
+                f"Camera offline ({error}): enter rolls on the page or the panel until it returns."
+            self.camera_ok = ok
+            self.table.notify("camera", status="ok" if ok else "lost", text=text)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                source = self.open_camera()
+            except CompanionError as exc:
+                self._camera(False, str(exc))
+                self._stop.wait(self.retry_s)
+                continue
+            self._camera(True)
+            try:
+                self._watch(source)
+            except CameraError as exc:
+                self._camera(False, str(exc))
+                self._stop.wait(self.retry_s)
+            finally:
+                source.close()
+
+    def _watch(self, source: Any) -> None:
+        self.settler.reset()
+        while not self._stop.is_set():
+            stamp, frame = source.read()
+            state = self.table.state()
+            if state is None or state.get("game") != "zombee":
+                self._read_now.clear()
+                continue  # the Zoo's dice are not asked for: the camera idles
+            reading = self.settler.feed(stamp, frame)
+            if self._read_now.is_set() and reading is None and not self.settler.hand:
+                reading = self.settler.reader.read(frame, stamp)
+            self._read_now.clear()
+            if reading is not None:
+                self.handle(reading)
+
+    def handle(self, reading: Reading) -> TrayAction:
+        """Turn one settled reading into a command, a selection, or a request to check the dice."""
+        self.readings += 1
+        action = self.tracker.on_reading(self.table.state(), reading)
+        if action.command is not None:
+            try:
+                self.table.submit(action.command, "camera")
+            except IllegalCommand as exc:
+                self.table.notify("dice", status="check", text=f"Check the dice: {exc}",
+                                  seen=reading.faces)
+            except (CompanionError, TimeoutError):
+                pass  # the table itself is in trouble; its own messages say so
+        elif action.selected is not None:
+            self.table.notify("dice", status="selected", seen=list(action.selected),
+                              text=f"Dice to roll again: {', '.join(action.selected)}.")
+        elif action.check is not None:
+            self.table.notify("dice", status="check", text=action.check[0].upper() + action.check[1:],
+                              seen=reading.faces)
+        return action
+
