@@ -131,7 +131,7 @@ def bench_speed():
           f"(target <= 15 ms)")
     loads = []
     for _ in range(10):
-        vmodel._cache.clear()
+        vmodel._load_default.cache_clear()
         t = time.perf_counter()
         vmodel.load_model()
         loads.append(time.perf_counter() - t)

@@ -48,16 +48,18 @@ class Detection:
     tray: np.ndarray  # BGR of the tray's light, for white balance
 
 
-def tray_level(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(brightness of the tray at every pixel, tray colour) estimated from the frame itself."""
-    small = cv2.resize(frame, SMALL, interpolation=cv2.INTER_AREA)
+def tray_level(frame: np.ndarray, small: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(brightness of the tray at every pixel, tray colour) estimated from the frame itself (or its
+    SMALL copy, when the caller has one)."""
+    if small is None:
+        small = cv2.resize(frame, SMALL, interpolation=cv2.INTER_AREA)
     v = small.max(axis=2)
     # a max filter wider than a die replaces each die by the tray around it
     level = cv2.dilate(v, cv2.getStructuringElement(cv2.MORPH_RECT, (19, 19)))
     level = cv2.blur(level, (9, 9))
     # the tray fills most of the frame's middle: away from the rim, even a hand leaves it the majority
     h, w = v.shape
-    middle = small[h // 6: h - h // 6, w // 6: w - w // 6].reshape(-1, 3)
+    middle = small[h // 6: h - h // 6: 2, w // 6: w - w // 6: 2].reshape(-1, 3)  # every other pixel is plenty
     tray = np.median(middle, axis=0)
     return level, np.maximum(tray.astype(np.float32), 1)
 
@@ -130,8 +132,8 @@ def _kmeans(pts: np.ndarray, k: int) -> np.ndarray:
 
 def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray | None = None) -> Detection:
     """Every die-sized dark blob, split where dice touch; hands flagged and dice under them dropped."""
-    level, tray = tray_level(frame)
     small = cv2.resize(frame, SMALL, interpolation=cv2.INTER_AREA)
+    level, tray = tray_level(frame, small)
     hand, hand_mask = find_hand(small, tray)
     mask = dark_mask(frame, level, background, side)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -159,11 +161,16 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
         if area < 0.4 * unit or st[2] < 0.45 * side:
             continue  # specks, a thin rim edge, the dark line of a wall
         cx, cy, short, long_, ang, fill = st
-        if fill > 0.85 and short > 0.7 * side:
+        row = False
+        if 1.3 * side < short < 1.8 * side:
+            # wider than a die, narrower than two: a die leaning on the others in a row shows its side
+            # across the row, so the row's length still counts the dice (the leaning one a bit longer)
+            n = max(1, int(round(long_ / side - 0.3)))
+        elif fill > 0.85 and short > 0.7 * side:
             # a straight row of touching dice: its length counts them, whatever the light did to the area
-            n = max(1, int(round(long_ / side - 0.15)))
+            n, row = max(1, int(round(long_ / side - 0.15))), True
         else:
-            n = max(1, int(round(area / unit - 0.1)))  # a cocked die covers ~1.35 dice
+            n = max(1, int(round(area / unit - 0.1)))
         if n > 9:
             continue  # a dark rim or a shadowed corner, not dice
         if hand_big is not None and hand_big[int(st[1]), int(st[0])]:
@@ -171,7 +178,7 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
         if n == 1:
             dice.append(Blob(cx, cy, side, ang, area, fill, long_ / short, 1))
             continue
-        if fill > 0.85:
+        if row:
             # a straight row: cut it into n equal squares along its long side
             (rcx, rcy), (rw, rh), deg = cv2.minAreaRect(cv2.convexHull(c).reshape(-1, 2).astype(np.float32))
             ax = math.radians(deg) if rw >= rh else math.radians(deg) + math.pi / 2

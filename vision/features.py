@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 PATCH = 32
+MAP = 8  # side of the colour maps handed to the network as pixels
 _yy, _xx = np.mgrid[0:PATCH, 0:PATCH].astype(np.float32) - (PATCH - 1) / 2
 _R = np.sqrt(_xx ** 2 + _yy ** 2) / (PATCH / 2)
 INNER = _R < 0.78  # the face inside its bevel
@@ -63,6 +64,20 @@ def _shape(mask: np.ndarray) -> list[float]:
     return out + [float(h) for h in hu]
 
 
+def _canonical(maps: np.ndarray) -> np.ndarray:
+    """Small colour maps turned so the symbol's long axis lies along x and its heavy end points right:
+    the one quarter turn the crop leaves open is taken out before the pixels reach the network."""
+    sym = np.ascontiguousarray(maps[..., 0] + maps[..., 1])
+    m = cv2.moments(sym)
+    if m["mu02"] > m["mu20"]:
+        maps = np.rot90(maps)
+        m = cv2.moments(np.ascontiguousarray(np.rot90(sym)))
+    if m["mu30"] < 0:
+        maps = maps[::-1, ::-1]
+    small = cv2.resize(np.ascontiguousarray(maps), (MAP, MAP), interpolation=cv2.INTER_AREA)
+    return small.transpose(2, 0, 1).ravel().astype(np.float32)
+
+
 def _gradients(v: np.ndarray) -> list[float]:
     gx = cv2.Sobel(v, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(v, cv2.CV_32F, 0, 1, ksize=3)
@@ -95,10 +110,12 @@ def features(patch: np.ndarray, tray: np.ndarray, blob_shape: tuple[float, float
     else:
         colour += [0.0, 0.0, 0.0]
     vs = v / max(float(v.max()), 1e-3)
+    maps = _canonical(np.stack([np.clip(np.minimum(r, g) - b, 0, 1.5), np.clip(g - np.maximum(r, b), 0, 1),
+                                np.clip(lo - body, 0, 1.5)], axis=2) * INNER[..., None])
     grad = _gradients(vs)
     shape = _shape(symbol) + [float(v) for v in _rings(bright)]
     feat = np.array(colour + shape + grad + list(blob_shape), np.float32)
-    return feat
+    return np.concatenate([feat, maps])
 
 
 def die_features(frame: np.ndarray, blob, side: float, tray: np.ndarray) -> np.ndarray:

@@ -99,8 +99,6 @@ class DiceReader:
             face, conf = CLASSES[k], float(p[k])
             if face != "unknown" and conf < self.model.threshold:
                 face = "unknown"  # not sure enough to tell the game a face
-            elif face == "unknown":
-                conf = float(p[k])
             dice.append(Die(face, int(round(b.x)), int(round(b.y)), conf, b.box))
         return dice
 

@@ -51,7 +51,7 @@ class Settler:
         """Take one frame; returns a Reading exactly once per settled roll, else None."""
         frame = check_frame(frame)
         grey, small = self._grey(frame)
-        _, tray = tray_level(frame)
+        _, tray = tray_level(frame, small)
         self.hand, _ = find_hand(small, tray)
         moved = self.moving(grey)
         self._prev = grey
