@@ -13,6 +13,7 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from .commands import parse_command
 from .errors import CompanionError
 from .gamelog import GameLog
 from .paths import default_db_path
@@ -94,7 +95,35 @@ def cmd_log(args: argparse.Namespace) -> int:
     return _fail(f"unknown log action {args.action!r}; actions: import, export (or none to list)")
 
 
-BUILT_IN = ("replay", "log")
+BUILT_IN = ("replay", "log", "send")
+
+
+def cmd_send(args: argparse.Namespace) -> int:
+    """One command to the running companion, through its page's API (the table's single writer)."""
+    import os
+    import urllib.error
+    import urllib.request
+
+    cmd = parse_command(args.command)  # a malformed command is refused here, before the network
+    pin = args.pin or os.environ.get("COMPANION_PIN")
+    if not pin:
+        return _fail("companion send needs the override PIN: --pin or COMPANION_PIN")
+    request = urllib.request.Request(
+        args.url.rstrip("/") + "/api/commands", data=cmd.to_json().encode(), method="POST",
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {pin}", "X-Companion-Source": "cli"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            state = json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        try:
+            reason = json.loads(exc.read()).get("error", exc.reason)
+        except ValueError:
+            reason = exc.reason
+        return _fail(f"refused ({exc.code}): {reason}", EXIT_REFUSED if exc.code < 500 else 1)
+    except (urllib.error.URLError, OSError) as exc:
+        return _fail(f"cannot reach the companion at {args.url}: {getattr(exc, 'reason', exc)}", 1)
+    _print_state(state, args.json)
+    return 0
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -117,6 +146,13 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     log.set_defaults(func=cmd_log)
 
     first = next((a for a in argv or [] if not a.startswith("-")), None)
+    send = sub.add_parser("send", help="send one command to the running companion (as the CLI source)")
+    send.add_argument("command", help='a command as JSON, e.g. \'{"cmd":"stop"}\'')
+    send.add_argument("--url", default="http://127.0.0.1:8000", help="the companion's address (default %(default)s)")
+    send.add_argument("--pin", help="override PIN (default $COMPANION_PIN)")
+    send.add_argument("--json", action="store_true", help="print the new state as JSON")
+    send.set_defaults(func=cmd_send)
+
     for ep in entry_points(group="companion.cli"):
         if first in BUILT_IN or (first is not None and first != ep.name and _is_plugin(first)):
             continue

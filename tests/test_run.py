@@ -101,3 +101,37 @@ def test_zoo_game_leaves_the_camera_idle(companion):
     _, log = companion.request("GET", "/api/log")
     assert [r["source"] for r in log["records"]] == ["web", "panel"]
     assert state["game"] == "zoo"
+
+
+def test_a_bad_pin_map_stops_the_start_before_the_game_log_is_touched(tmp_path):
+    import subprocess
+    import sys
+
+    config = tmp_path / "companion.toml"
+    config.write_text('[panel.buttons]\nBee = 17\nStop = 17\n', encoding="utf-8")
+    db = tmp_path / "games.sqlite"
+    out = subprocess.run([sys.executable, "-m", "companion.cli", "run", "--demo", "--config", str(config),
+                          "--db", str(db), "--port", "0"], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "HOME": str(tmp_path)})
+    assert out.returncode == 2
+    assert "GPIO17" in out.stderr and "Traceback" not in out.stderr
+    assert not db.exists()
+
+
+def test_companion_send_reaches_the_running_table_as_the_cli(companion):
+    import subprocess
+    import sys
+
+    def send(*args):
+        return subprocess.run([sys.executable, "-m", "companion.cli", "send", *args, "--url",
+                               f"http://127.0.0.1:{companion.port}", "--pin", companion.pin],
+                              capture_output=True, text=True, timeout=60)
+
+    ok = send('{"cmd":"new_game","game":"zoo","players":["Ann","Ben"]}', "--json")
+    assert ok.returncode == 0 and '"game": "zoo"' in ok.stdout
+    refused = send('{"cmd":"kill","player":"Zed"}')
+    assert refused.returncode == 2 and "Zed" in refused.stderr
+    malformed = send('{"cmd":"kil"}')
+    assert malformed.returncode == 2 and "unknown cmd" in malformed.stderr
+    _, log = companion.request("GET", "/api/log")
+    assert [r["source"] for r in log["records"]] == ["cli"]

@@ -37,7 +37,7 @@ class Model:
     kind: str = "default"
     side: float = 0.0  # die side in pixels; 0 = measure it in each frame
     background: np.ndarray | None = None  # empty tray brightness (small), from calibration
-    threshold: float = 0.6  # below this confidence a face is reported as unknown
+    threshold: float = 0.5  # below this confidence (no majority) a face is reported as unknown
     train_x: np.ndarray | None = field(default=None, repr=False)  # synthetic examples calibration mixes in
     train_y: np.ndarray | None = field(default=None, repr=False)
 
@@ -147,6 +147,6 @@ def _load(path: Path) -> Model:
         raise ModelError(f"model file {str(path)!r} has mismatched layer shapes: damaged")
     model = Model(data["mean"], data["std"], w1, data["b1"], data["w2"], data["b2"],
                   kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),
-                  background=data.get("background"), threshold=float(data.get("threshold", 0.6)),
+                  background=data.get("background"), threshold=float(data.get("threshold", 0.5)),
                   train_x=data.get("train_x"), train_y=data.get("train_y"))
     return model

@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from companion.errors import CameraError, CompanionError, IllegalCommand
+from companion.errors import CompanionError, IllegalCommand
 
 from .reader import Reading
 
@@ -154,8 +154,11 @@ class TrayWatcher:
             self._camera(True)
             try:
                 self._watch(source)
-            except CameraError as exc:
+            except CompanionError as exc:  # CameraError, or a frame the reader cannot take
                 self._camera(False, str(exc))
+                self._stop.wait(self.retry_s)
+            except Exception as exc:  # a bug must not leave the table without its camera for good
+                self._camera(False, f"dice reader failed: {exc!r}")
                 self._stop.wait(self.retry_s)
             finally:
                 source.close()

@@ -116,7 +116,9 @@ def command():
     raw = json_body()
     cmd = parse_command(raw)  # BadCommand (an IllegalCommand) -> 400 before the engine sees it
     try:
-        new_state = ctx().table.submit(cmd.to_dict(), "web", timeout=ctx().submit_timeout)
+        # `companion send` says it is the CLI; any other client is a phone.
+        source = "cli" if request.headers.get("X-Companion-Source") == "cli" else "web"
+        new_state = ctx().table.submit(cmd.to_dict(), source, timeout=ctx().submit_timeout)
     except TimeoutError:
         raise ServiceUnavailable("the table did not answer in time; the command may still be applied") from None
     except IllegalCommand:

@@ -85,7 +85,8 @@ def _settings(args: argparse.Namespace) -> tuple[Settings, str | None]:
 
 def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
     """Open everything `companion run` needs; returns the parts so they can be stopped in order."""
-    from hw.panel import Panel
+    from hw.panel import Panel, pin_factory_for
+    from hw.pins import coerce
     from vision.reader import DiceReader
     from vision.settle import Settler
     from vision.sources import open_source
@@ -98,7 +99,9 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
     settings, config_path = _settings(args)
     demo = args.demo or not on_a_pi()
     pin, made_up = pin_from(argparse.Namespace(pin=settings.pin))
-    reader = DiceReader(settings.model)  # a bad model file fails here, before the game is touched
+    # A bad pin map or model file fails here, before the game log is opened or touched.
+    pin_map = coerce(config_path)
+    reader = DiceReader(settings.model)
     log = GameLog(settings.db_path(), clock=clock)
     parts: dict[str, Any] = {"log": log, "demo": demo, "pin": pin, "made_up": made_up, "settings": settings}
     try:
@@ -116,8 +119,8 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
         watcher = parts["watcher"] = TrayWatcher(table, open_camera, Settler(settings.still_ms / 1000, reader),
                                                  tracker=tracker)
         on_roll = roller.roll if camera is not None else watcher.read_now
-        panel = parts["panel"] = Panel.from_config(table, config_path, mock=True if demo else None,
-                                                   on_roll=on_roll).start()
+        panel = parts["panel"] = Panel(table, pin_map, pin_factory_for(True if demo else None),
+                                       on_roll=on_roll).start()
         status = {"demo": demo, "restarted": restarted, "started": clock()}
         parts["status"] = status
         parts["app"] = create_app({

@@ -1,0 +1,174 @@
+"""From settled tray readings to roll commands: the tracker's rules and the watcher thread."""
+
+import threading
+
+import numpy as np
+import pytest
+
+from companion.errors import CameraError
+from companion.gamelog import GameLog
+from companion.table import Table
+from vision.reader import Die, Reading
+from vision.tray import RollTracker, TrayAction, TrayWatcher
+
+SPOTS = [(100, 100), (200, 120), (300, 140), (400, 160), (500, 180)]
+
+
+def reading(faces, spots=SPOTS):
+    return Reading(dice=[Die(f, x, y, 0.99, (x - 20, y - 20, 40, 40)) for f, (x, y) in zip(faces, spots)])
+
+
+def moved(faces, dx=60):
+    return reading(faces, [(x + dx, y + 30) for x, y in SPOTS])
+
+
+def state(rolls=0, last_roll=(), kept=(), phase="roll", game="zombee", active="Tom", seq=1):
+    return {"game": game, "game_id": 1, "seq": seq, "phase": phase, "active": active, "rolls": rolls,
+            "last_roll": list(last_roll), "kept": list(kept)}
+
+
+def test_first_roll_of_five_readable_dice_becomes_a_roll():
+    action = RollTracker().on_reading(state(), reading(["bee", "bee", "honey", "zzz", "zombee"]))
+    assert action.command == {"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}
+
+
+def test_first_roll_with_four_dice_asks_to_check():
+    action = RollTracker().on_reading(state(), reading(["bee", "bee", "honey", "zzz"]))
+    assert action.command is None and "first roll shows all 5 dice" in action.check and "4" in action.check
+
+
+def test_a_cocked_die_is_not_guessed():
+    action = RollTracker().on_reading(state(), reading(["bee", "unknown", "honey", "zzz", "zombee"]))
+    assert action.command is None and "could not be read" in action.check
+
+
+def test_dice_left_in_place_are_the_ones_picked_up_then_their_roll_is_the_result():
+    tracker = RollTracker()
+    first = ["bee", "bee", "honey", "zzz", "zombee"]
+    tracker.on_reading(state(), reading(first))
+    after = state(rolls=1, last_roll=["bee", "bee", "honey", "zzz", "zombee"], seq=2)
+    # The player takes out honey and the ZomBee; the three others stay where they lay.
+    left = reading(["bee", "bee", "zzz"], [SPOTS[0], SPOTS[1], SPOTS[3]])
+    assert tracker.on_reading(after, left).selected == ("bee", "bee", "zzz")
+    action = tracker.on_reading(after, moved(["honey", "zombee", "zzz"]))
+    assert action.command == {"cmd": "roll", "reroll": ["bee", "bee", "zzz"], "faces": ["honey", "zombee", "zzz"]}
+
+
+def test_without_a_selection_every_die_of_the_last_roll_was_rolled_again():
+    tracker = RollTracker()
+    tracker.on_reading(state(), reading(["bee"] * 5))
+    action = tracker.on_reading(state(rolls=1, last_roll=["bee"] * 5, seq=2), moved(["honey"] * 5))
+    assert action.command == {"cmd": "roll", "reroll": ["bee"] * 5, "faces": ["honey"] * 5}
+
+
+def test_a_hand_passing_over_untouched_dice_is_not_a_roll():
+    tracker = RollTracker()
+    faces = ["bee", "bee", "honey", "zzz", "zombee"]
+    tracker.on_reading(state(), reading(faces))
+    assert tracker.on_reading(state(rolls=1, last_roll=faces, seq=2), reading(faces)) == TrayAction()
+    # ...and the dice of the last turn, still lying there, are not the next player's roll.
+    assert tracker.on_reading(state(active="Mia", seq=9), reading(faces)).command is None
+
+
+def test_a_reroll_that_lands_on_the_same_faces_is_still_a_roll():
+    tracker = RollTracker()
+    faces = ["bee", "honey", "honey", "zzz", "zzz"]
+    tracker.on_reading(state(), reading(faces))
+    action = tracker.on_reading(state(rolls=1, last_roll=faces, seq=2), moved(faces))
+    assert action.command == {"cmd": "roll", "reroll": faces, "faces": faces}
+
+
+def test_wrong_number_of_dice_after_a_selection_asks_to_check():
+    tracker = RollTracker()
+    first = ["bee", "bee", "honey", "zzz", "zombee"]
+    tracker.on_reading(state(), reading(first))
+    after = state(rolls=1, last_roll=first, seq=2)
+    tracker.on_reading(after, reading(["bee", "bee"], SPOTS[:2]))
+    action = tracker.on_reading(after, moved(["honey", "zzz", "bee"]))
+    assert action.command is None and "2 were to be rolled again" in action.check
+
+
+@pytest.mark.parametrize("st", [None, state(phase="flip"), state(game="zoo")])
+def test_no_roll_is_taken_when_nobody_is_rolling(st):
+    assert RollTracker().on_reading(st, reading(["bee"] * 5)).command is None
+
+
+# --- the watcher thread, with a real table and a scripted camera --------------------------------
+
+class ScriptedCamera:
+    """Frames from a list; raises CameraError when it runs out (a camera unplugged)."""
+
+    def __init__(self, n):
+        self.left = n
+        self.closed = False
+
+    def read(self):
+        if self.left <= 0:
+            raise CameraError("camera unplugged")
+        self.left -= 1
+        return float(self.left), np.zeros((480, 640, 3), np.uint8)
+
+    def close(self):
+        self.closed = True
+
+
+class ScriptedSettler:
+    """Gives one prepared reading per frame (None when the list is used up)."""
+
+    def __init__(self, readings):
+        self.readings = list(readings)
+        self.hand = False
+        self.reader = None
+
+    def reset(self):
+        pass
+
+    def feed(self, stamp, frame):
+        return self.readings.pop(0) if self.readings else None
+
+
+@pytest.fixture
+def table(tmp_path):
+    log = GameLog(tmp_path / "t.sqlite")
+    t = Table(log).start()
+    t.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "web")
+    yield t
+    t.stop()
+    log.close()
+
+
+def test_watcher_sends_the_roll_and_reports_a_lost_camera_then_reconnects(table):
+    opened = []
+    reconnected = threading.Event()
+
+    def open_camera():
+        opened.append(ScriptedCamera(3))
+        if len(opened) == 2:
+            reconnected.set()
+        return opened[-1]
+
+    settler = ScriptedSettler([reading(["bee", "bee", "honey", "zzz", "zombee"])])
+    with table.subscribe() as sub:
+        watcher = TrayWatcher(table, open_camera, settler, retry_s=0.01).start()
+        try:
+            assert reconnected.wait(5)
+            messages = [sub.get(2) for _ in range(4)]
+        finally:
+            watcher.stop()
+    kinds = [(m["type"], m.get("status")) for m in messages]
+    assert ("state", None) in kinds and ("notice", "lost") in kinds
+    assert table.state()["rolls"] == 1 and table.records()[-1]["source"] == "camera"
+    assert all(c.closed for c in opened[:-1])
+
+
+def test_a_reading_the_rules_refuse_asks_to_check_the_dice(table):
+    table.submit({"cmd": "roll", "faces": ["zombee", "zombee", "zombee", "zombee", "zzz"]}, "web")
+    watcher = TrayWatcher(table, lambda: ScriptedCamera(0), ScriptedSettler([]))
+    watcher.tracker.expect_reroll(table.state(), ["zombee", "zombee"])  # two ZomBees with no Zzz
+    with table.subscribe() as sub:
+        action = watcher.handle(moved(["bee", "bee"]))
+        messages = [sub.get(2), sub.get(2)]
+    assert action.command is not None
+    notice = next(m for m in messages if m["type"] == "notice")
+    assert notice["status"] == "check" and "Zzz" in notice["text"] and notice["seen"] == ["bee", "bee"]
+    assert table.state()["rolls"] == 1
