@@ -184,8 +184,9 @@ class CollectLock(Command):
 
 
 @dataclass(frozen=True)
-class Life(Command):
-    name: ClassVar[str] = "life"
+class _PlayerDelta(Command):
+    """A change to one player's count (the Zoo's life and bullets)."""
+
     player: str
     delta: int
 
@@ -195,14 +196,13 @@ class Life(Command):
 
 
 @dataclass(frozen=True)
-class Bullets(Command):
-    name: ClassVar[str] = "bullets"
-    player: str
-    delta: int
+class Life(_PlayerDelta):
+    name: ClassVar[str] = "life"
 
-    @classmethod
-    def _parse(cls, raw):
-        return cls(_str(raw, "player"), _int(raw, "delta"))
+
+@dataclass(frozen=True)
+class Bullets(_PlayerDelta):
+    name: ClassVar[str] = "bullets"
 
 
 @dataclass(frozen=True)
@@ -216,6 +216,18 @@ COMMAND_TYPES: Mapping[str, type[Command]] = {
 
 
 @functools.cache
+def house_rule(cmd: NewGame, key: str, choices: tuple[str, ...], game: str) -> str:
+    """The one house-rule option a game offers, from `new_game`'s "rules" (the first choice by default)."""
+    rules = dict(cmd.rules or {})
+    unknown = [k for k in rules if k != key]
+    if unknown:
+        raise BadCommand(f"unknown rule option {quote(unknown[0])} in {quote(cmd.to_dict())}; {game}'s only house rule is {key}")
+    value = rules.get(key, choices[0])
+    if value not in choices:
+        raise BadCommand(f"{key} must be {' or '.join(choices)}, got {quote(value)}")
+    return value
+
+
 def _keys(cls: type[Command]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(required, optional) keys of a command type."""
     required = tuple(f.name for f in fields(cls) if f.default is MISSING)

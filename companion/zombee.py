@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from .commands import Choose, Command, Flip, NewGame, Roll, Stop, quote
+from .commands import Choose, Command, Flip, NewGame, Roll, Stop, house_rule, quote
 from .errors import IllegalCommand
 from .events import Event
 from .zombee_dice import DICE, HONEY_FOR_A_DROP, MAX_ROLLS, can_roll_again, check_reroll, ordered, set_aside
@@ -41,13 +41,7 @@ class ZomBee:
         self.variant = cmd.variant or "standard"
         if self.variant not in VARIANTS:
             raise IllegalCommand(f"unknown variant {quote(self.variant)}; ZomBee variants are standard, tournament")
-        rules = dict(cmd.rules or {})
-        unknown = [k for k in rules if k != "zombee_penalty"]
-        if unknown:
-            raise IllegalCommand(f"unknown rule {quote(unknown[0])}; ZomBee's only house rule is zombee_penalty")
-        self.penalty = rules.get("zombee_penalty", "revealer")
-        if self.penalty not in PENALTIES:
-            raise IllegalCommand(f"zombee_penalty must be revealer or active, got {quote(self.penalty)}")
+        self.penalty = house_rule(cmd, "zombee_penalty", PENALTIES, "ZomBee")
         self.start_honey, self.cap = VARIANTS[self.variant]
         self.players = [Player(name, self.start_honey) for name in cmd.players]
         self.game_winners: list[str] = []

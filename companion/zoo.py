@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .commands import LOCKS, AnimalsCleared, Bullets, CollectLock, Command, Kill, Life, NewGame, quote
+from .commands import LOCKS, AnimalsCleared, Bullets, CollectLock, Command, Kill, Life, NewGame, house_rule, quote
 from .errors import IllegalCommand
 from .events import Event
 
@@ -83,15 +83,7 @@ class Zoo:
             raise IllegalCommand(f"{given}: player names must be unique")
         if cmd.variant is not None:
             raise IllegalCommand(f"{given}: Zombie Zoo has no variants; leave out \"variant\"")
-        rules = dict(cmd.rules or {})
-        unknown = [k for k in rules if k != "lock_release"]
-        if unknown:
-            raise IllegalCommand(f"{given}: unknown rule option {quote(unknown[0])}; Zombie Zoo has only \"lock_release\"")
-        mode = rules.get("lock_release", "every_multiple")
-        if mode not in LOCK_RELEASE_MODES:
-            raise IllegalCommand(
-                f"{given}: \"lock_release\" must be {' or '.join(LOCK_RELEASE_MODES)}, got {quote(mode)}"
-            )
+        mode = house_rule(cmd, "lock_release", LOCK_RELEASE_MODES, "Zombie Zoo")
 
         self.players = [Hero(name) for name in players]
         self.locks = {lock: "60:00" for lock in LOCKS}

@@ -69,6 +69,22 @@ def test_picamera2_dying_mid_stream_is_a_camera_error():
     cam.close()
 
 
+def test_picamera2_lores_yuv_stream_is_converted_to_bgr():
+    class Lores(FakePicamera2):
+        def capture_array(self, name="main"):
+            assert name == "lores"
+            yuv = np.zeros((720, 640), np.uint8)
+            yuv[:480] = 120  # grey: Y=120 with neutral chroma
+            yuv[480:] = 128
+            return yuv
+
+    fake = Lores()
+    with Picamera2Source(fake, stream="lores") as cam:
+        assert fake.config["video"]["lores"] == {"size": (640, 480), "format": "YUV420"}
+        _, frame = cam.read()
+    assert frame.shape == (480, 640, 3) and abs(int(frame[0, 0, 0]) - int(frame[0, 0, 2])) <= 2
+
+
 def test_missing_picamera2_is_a_camera_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "picamera2", None)
     with pytest.raises(CameraError, match="picamera2"):
@@ -116,6 +132,9 @@ def test_folder_replays_in_order_then_ends(tmp_path):
     assert frames[1][0] - frames[0][0] == pytest.approx(0.1)
     with pytest.raises(EndOfStream):
         src.read()
+    (tmp_path / "f9.png").write_bytes(b"broken")
+    with FolderSource(tmp_path) as src, pytest.raises(CameraError, match="f9.png"):
+        list(src)
 
 
 def test_open_source_maps_specs():

@@ -149,7 +149,11 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
         fills.append((c, max(area, 0.95 * hull_area) if area > 0.8 * hull_area else area, cv2.boundingRect(c), stats))
     if side is None:
         # short side of compact blobs: a row of touching dice is still one die wide
-        shorts = [st[2] for _, a, _, st in fills if st[5] > 0.75 and MIN_SIDE <= st[2] <= MAX_SIDE]
+        # (rectangles only: a die leaning on a row makes the row wider and less square-cornered)
+        shorts = [st[2] for _, a, _, st in fills if st[5] > 0.86 and MIN_SIDE <= st[2] <= MAX_SIDE]
+        if not shorts:
+            shorts = [st[2] / (1.5 if st[5] < 0.86 else 1.0) for _, a, _, st in fills
+                      if st[5] > 0.75 and MIN_SIDE <= st[2] <= MAX_SIDE * 1.5]
         side = float(np.median(shorts)) if shorts else DEFAULT_SIDE
     unit = side * side
     hand_big = None
@@ -166,7 +170,7 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
             # wider than a die, narrower than two: a die leaning on the others in a row shows its side
             # across the row, so the row's length still counts the dice (the leaning one a bit longer)
             n = max(1, int(round(long_ / side - 0.3)))
-        elif fill > 0.85 and short > 0.7 * side:
+        elif fill > 0.8 and short > 0.7 * side:
             # a straight row of touching dice: its length counts them, whatever the light did to the area
             n, row = max(1, int(round(long_ / side - 0.15))), True
         else:

@@ -12,7 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.errors import CameraError
+from companion.errors import CameraError, ImageError
 
 from .frames import EndOfStream, FrameSource
 from .reader import read_image
@@ -126,7 +126,10 @@ class FolderSource(FrameSource):
     def read(self) -> tuple[float, np.ndarray]:
         if self.i >= len(self.files):
             raise EndOfStream(f"{str(self.folder)!r}: no more images")
-        frame = read_image(self.files[self.i])
+        try:
+            frame = read_image(self.files[self.i])
+        except ImageError as exc:  # to whoever watches the stream, a broken frame is a failing camera
+            raise CameraError(f"replay stopped: {exc}") from None
         t = self.t + self.i * self.interval
         self.i += 1
         return t, frame

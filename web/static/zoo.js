@@ -31,7 +31,9 @@
     }
     const lead = leaders(s);
     const best = Math.max(...s.players.map((p) => p.score));
-    return [`Leader: ${lead.join(", ")}`, `${best} point${best === 1 ? "" : "s"} · next release in ${s.next_release_in} kill${s.next_release_in === 1 ? "" : "s"}`];
+    const n = s.next_release_in;
+    const release = n === null ? "no lock left on the board" : `next release in ${n} kill${n === 1 ? "" : "s"}`;
+    return [`Leader: ${lead.join(", ")}`, `${best} point${best === 1 ? "" : "s"} · ${release}`];
   }
 
   function renderLocks(s) {
@@ -47,8 +49,12 @@
     }
     const r = $("zoo-release");
     clear(r);
-    r.append("Kills to the next release: ", el("strong", { text: String(s.next_release_in) }),
-      el("span", { class: "muted", text: ` (every ${s.release_at})` }));
+    if (s.next_release_in === null) {
+      r.append(s.phase === "game_over" ? "The game is over." : "No lock is left on the board: play on until one hero is left or the animals are cleared.");
+    } else {
+      r.append("Kills to the next release: ", el("strong", { text: String(s.next_release_in) }),
+        el("span", { class: "muted", text: ` (every ${s.release_at})` }));
+    }
   }
 
   function hearts(n) {

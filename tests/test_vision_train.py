@@ -1,0 +1,25 @@
+import numpy as np
+
+from vision.model import CLASSES
+from vision.render import DieTruth
+from vision.train import build_default, label_of, match
+
+
+def test_training_from_the_renderer_is_deterministic():
+    a, xa, ya = build_default(scenes=10, workers=1, keep_per_class=5)
+    b, xb, yb = build_default(scenes=10, workers=1, keep_per_class=5)
+    assert np.array_equal(xa, xb) and np.array_equal(ya, yb)
+    assert np.array_equal(a.w1, b.w1) and np.array_equal(a.train_x, b.train_x)
+    assert set(ya) <= set(range(len(CLASSES)))
+
+
+def test_detections_are_matched_to_the_nearest_die_once():
+    class B:
+        def __init__(self, x, y):
+            self.x, self.y = x, y
+
+    truths = [DieTruth("bee", 100, 100, 30, 0), DieTruth("cocked", 200, 100, 30, 0, readable=False)]
+    got = match([B(102, 99), B(104, 101), B(199, 103), B(400, 400)], truths)
+    assert got[0].face == "bee" and got[1] is None and got[2].face == "cocked" and got[3] is None
+    assert [label_of(t) for t in got] == [0, CLASSES.index("unknown"), CLASSES.index("unknown"),
+                                          CLASSES.index("unknown")]
