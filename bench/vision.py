@@ -1,6 +1,6 @@
 """Dice reader benchmark: accuracy on held-out rendered trays, speed, model load, settling delay.
 
-    python bench/vision.py [--rigs 6] [--rolls 60] [--default-images 300]
+    python bench/vision.py [--rigs 12] [--rolls 60] [--default-images 300]
 
 Held-out trays use HELDOUT conditions (other die sizes, stronger tint, more
 noise, blur, tilt, glare and shadow than training) and seeds far from the
@@ -161,7 +161,7 @@ def bench_settle(rolls):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rigs", type=int, default=6)
+    ap.add_argument("--rigs", type=int, default=12)
     ap.add_argument("--rolls", type=int, default=60)
     ap.add_argument("--default-images", type=int, default=300)
     ap.add_argument("--settle-rolls", type=int, default=10)

@@ -3,7 +3,6 @@ import json
 
 import cv2
 import numpy as np
-import pytest
 
 from vision import render
 from vision.cli import register

@@ -58,3 +58,15 @@ def test_hand_is_flagged_and_not_taken_for_dice():
     assert det.hand
     assert len(det.dice) <= 2
     assert not detect(render.render_scene(rng, rig, faces=["bee", "honey"]).image).hand
+
+
+def test_a_skin_coloured_table_around_the_tray_is_not_a_hand():
+    # A mauve table ringing the tray once read as a hand on every frame, so no roll ever settled.
+    from vision.synthetic import SyntheticCamera
+
+    camera = SyntheticCamera(seed=5)
+    camera.set_tray(["bee", "honey", "zzz"])
+    _, frame = camera.read()
+    det = detect(frame)
+    assert not det.hand
+    assert len(det.dice) == 3

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from companion.errors import CameraError
-from vision import render
 from vision.reader import DiceReader
 from vision.sources import (EndOfStream, FolderSource, FrameSource, Picamera2Source, SyntheticCamera, WebcamSource,
                             open_source)
@@ -142,6 +141,8 @@ def test_open_source_maps_specs():
     assert isinstance(open_source("synthetic:4"), SyntheticCamera)
     with pytest.raises(CameraError, match="unknown camera source"):
         open_source("/no/such/thing")
+    with pytest.raises(CameraError, match="webcam 57 cannot be opened"):
+        open_source("57")  # no such device on a test machine
 
 
 def test_synthetic_camera_steps_time_and_shows_the_tray():

@@ -25,7 +25,7 @@ from .model import CLASSES, Model, fit, load_model
 from .reader import DiceReader, read_image
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
-AUGMENT = 12  # jittered copies per calibration die
+AUGMENT = 24  # jittered copies per calibration die
 CALIBRATION_WEIGHT = 3.0  # one real die counts as much as three rendered ones
 _yy, _xx = np.mgrid[0:PATCH, 0:PATCH].astype(np.float32)
 
@@ -59,7 +59,7 @@ def _jitter(frame, blob, side, tray, rng) -> list[np.ndarray]:
         p = crop(frame, blob.x + rng.uniform(-reach, reach), blob.y + rng.uniform(-reach, reach),
                  side * rng.uniform(0.93, 1.07), blob.angle + rng.uniform(-0.15, 0.15) + rng.integers(0, 4) * np.pi / 2)
         p = p.astype(np.float32) * rng.uniform(0.85, 1.15) + rng.normal(0, rng.uniform(1, 5), p.shape)
-        if rng.random() < 0.4:
+        if rng.random() < 0.6:
             # a lamp's reflection somewhere on the face: glare must not turn a Zzz into a winged bee
             gx, gy = rng.uniform(0.25, 0.75, 2) * PATCH
             sig = PATCH * rng.uniform(0.08, 0.18)

@@ -72,7 +72,15 @@ def find_hand(frame_small: np.ndarray, tray: np.ndarray, min_fraction: float = 0
     skin = cv2.morphologyEx(skin, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(skin)
     limit = min_fraction * skin.size
-    big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= limit]
+    height, width = skin.shape
+
+    def edges(i: int) -> int:
+        x, y, w, h = stats[i, :4]
+        return int(x == 0) + int(y == 0) + int(x + w == width) + int(y + h == height)
+
+    # A hand reaches in from one side (two at a corner, or across the tray); a region that rings
+    # the frame on three or four sides is the table around the tray, however skin-coloured.
+    big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= limit and edges(i) <= 2]
     if big:
         # a palm is thick; a wooden rim of the same colour is a thin band along the edge
         depth = cv2.distanceTransform(np.isin(labels, big).astype(np.uint8), cv2.DIST_L2, 3)

@@ -87,12 +87,25 @@ class Picamera2Source(FrameSource):
                 pass
 
 
+def _quiet_capture(index: int):
+    """Open a VideoCapture without OpenCV's own warnings: our CameraError says it better, on one line."""
+    log = getattr(getattr(cv2, "utils", None), "logging", None)
+    previous = log.getLogLevel() if log else None
+    if log:
+        log.setLogLevel(log.LOG_LEVEL_ERROR)
+    try:
+        return cv2.VideoCapture(index)
+    finally:
+        if log:
+            log.setLogLevel(previous)
+
+
 class WebcamSource(FrameSource):
     """A USB webcam by index through OpenCV."""
 
     def __init__(self, index: int = 0, *, size=(640, 480), clock=time.monotonic, capture=None):
         self.index, self.clock = index, clock
-        self.cap = capture if capture is not None else cv2.VideoCapture(index)
+        self.cap = capture if capture is not None else _quiet_capture(index)
         if not self.cap.isOpened():
             self.cap.release()
             raise CameraError(f"webcam {index} cannot be opened (is it plugged in? try another index)")
