@@ -76,6 +76,7 @@ def main() -> None:
         server = ServerThread(parts["app"], "127.0.0.1", 0).start()
         try:
             table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben", "Cat"]}, "cli")
+            panel.wait_until(lambda p: p.state is not None and p.state["game"] == "zoo", 5)  # its LEDs know the game
             panel.press("Select")
             phones = [Phone(server.port, 600) for _ in range(args.phones)]
             for p in phones:
@@ -95,7 +96,9 @@ def main() -> None:
                 conn.request("POST", "/api/demo/press", body, headers)
                 conn.getresponse().read()
                 if not wait(lambda: all(seq in p.arrived for p in phones), 10):
-                    print("a phone missed a state", file=sys.stderr)
+                    have = sum(seq in p.arrived for p in phones)
+                    print(f"state {seq} reached {have} of {len(phones)} phones; table at {table.state()['seq']}; "
+                          f"panel: {panel.last_decision}", file=sys.stderr)
                     continue
                 each_ms += [(p.arrived[seq] - start) * 1000 for p in phones]
                 all_ms.append((max(p.arrived[seq] for p in phones) - start) * 1000)

@@ -29,7 +29,9 @@ from flask import Flask
 from .auth import Limiter
 from .hub import Hub
 
-DEFAULT_DEMO_BUTTONS = ("Bee", "Honey", "Zzz", "ZomBee", "Roll", "Stop", "Undo")
+# The panel's own buttons (hw.pins); `companion run` passes the ones its panel really has.
+DEFAULT_DEMO_BUTTONS = ("Bee", "Question", "ZomBee", "Select", "OK", "Stop", "Undo", "Roll",
+                        "Kill", "Life -", "Bullet -", "Lock")
 MAX_BODY = 16 * 1024
 
 

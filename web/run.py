@@ -21,6 +21,7 @@ from companion.gamelog import GameLog
 from companion.table import Table
 from companion.zombee_dice import YELLOW, legal_rerolls
 
+DEMO_TABLE = 0  # the seed of the demo's rendered table, light and camera
 DEMO_FPS = 10  # rendering a bouncing frame takes ~80 ms here: 10 fps keeps the demo camera in real time
 
 
@@ -76,6 +77,16 @@ class DemoRoller:
         self.camera.roll(count=len(chosen))
 
 
+def demo_camera() -> Any:
+    """The demo's tray: one steady, well-lit rig (the same table every time), fresh rolls each time."""
+    import numpy as np
+
+    from vision.render import random_rig
+    from vision.synthetic import SyntheticCamera
+
+    return SyntheticCamera(rig=random_rig(np.random.default_rng(DEMO_TABLE)), realtime=True, fps=DEMO_FPS)
+
+
 def _settings(args: argparse.Namespace) -> tuple[Settings, str | None]:
     path = args.config or default_config_path()
     settings = load_settings(read_config(path), str(path) if path else "the config file")
@@ -90,7 +101,6 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
     from vision.reader import DiceReader
     from vision.settle import Settler
     from vision.sources import open_source
-    from vision.synthetic import SyntheticCamera
     from vision.tray import RollTracker, TrayWatcher
 
     from . import create_app
@@ -109,7 +119,7 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
         state = table.state()
         restarted = state is not None and state.get("phase") not in ("game_over", "tournament_over")
         tracker = RollTracker()
-        camera = SyntheticCamera(realtime=True, fps=DEMO_FPS) if demo and not settings.camera else None
+        camera = demo_camera() if demo and not settings.camera else None
         if camera is not None:
             open_camera = lambda: camera  # noqa: E731 - the demo's camera never goes away
             roller = parts["roller"] = DemoRoller(table, camera, tracker)
