@@ -21,6 +21,7 @@ from companion.errors import CompanionError, IllegalCommand
 
 from .reader import Reading
 
+IDLE_S = 0.2  # how often an idle camera looks whether a ZomBee game has begun
 SAME_SPOT_PX = 12  # a die that moved less than this did not take part in a roll
 
 
@@ -170,7 +171,8 @@ class TrayWatcher:
             state = self.table.state()
             if state is None or state.get("game") != "zombee":
                 self._read_now.clear()
-                continue  # the Zoo's dice are not asked for: the camera idles
+                self._stop.wait(IDLE_S)  # the Zoo's dice are not asked for: the camera idles
+                continue
             reading = self.settler.feed(stamp, frame)
             if self._read_now.is_set() and reading is None and not self.settler.hand:
                 reading = self.settler.reader.read(frame, stamp)

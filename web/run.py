@@ -149,14 +149,14 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
 
 
 def shutdown(parts: dict[str, Any]) -> None:
-    for name in ("watcher", "panel", "table", "log"):
+    """Stop what build() started, camera first and the game log last."""
+    for name, method in (("watcher", "stop"), ("panel", "close"), ("table", "stop"), ("log", "close")):
         part = parts.get(name)
         if part is None:
             continue
         try:
-            {"watcher": lambda p: p.stop(), "panel": lambda p: p.close(), "table": lambda p: p.stop(),
-             "log": lambda p: p.close()}[name](part)
-        except Exception as exc:  # keep closing the rest; the log must be closed last
+            getattr(part, method)()
+        except Exception as exc:  # keep closing the rest; the log must still be closed
             print(f"companion run: stopping the {name}: {exc}", file=sys.stderr)
 
 
