@@ -93,11 +93,16 @@ class CompanionProcess:
 
     def wait_for(self, predicate: Callable[[dict], bool], timeout: float = 20.0) -> dict:
         """Follow the event stream until a published state satisfies `predicate`."""
+        return self.next_event(lambda e, d: e == "state" and bool(d.get("state")) and predicate(d["state"]),
+                               timeout)[1]["state"]
+
+    def next_event(self, match: Callable[[str, dict], bool], timeout: float = 20.0) -> tuple[str, dict]:
+        """Follow the event stream until an (event, data) pair satisfies `match`."""
         with EventStream(self.port, timeout=timeout) as stream:
             for event, data in stream:
-                if event == "state" and data.get("state") and predicate(data["state"]):
-                    return data["state"]
-        raise TimeoutError(f"no state matched within {timeout} s; last: {self.state()}")
+                if match(event, data):
+                    return event, data
+        raise TimeoutError(f"no event matched within {timeout} s; state: {self.state()}")
 
     def kill(self) -> None:
         """SIGKILL: what a power cut looks like to the process."""
