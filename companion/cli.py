@@ -145,7 +145,6 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     log.add_argument("--json", action="store_true", help="list the games as JSON")
     log.set_defaults(func=cmd_log)
 
-    first = next((a for a in argv or [] if not a.startswith("-")), None)
     send = sub.add_parser("send", help="send one command to the running companion (as the CLI source)")
     send.add_argument("command", help='a command as JSON, e.g. \'{"cmd":"stop"}\'')
     send.add_argument("--url", default="http://127.0.0.1:8000", help="the companion's address (default %(default)s)")
@@ -153,9 +152,13 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     send.add_argument("--json", action="store_true", help="print the new state as JSON")
     send.set_defaults(func=cmd_send)
 
-    for ep in entry_points(group="companion.cli"):
-        if first in BUILT_IN or (first is not None and first != ep.name and _is_plugin(first)):
-            continue
+    plugins = entry_points(group="companion.cli")
+    first = next((a for a in argv or [] if not a.startswith("-")), None)
+    if first in BUILT_IN:
+        plugins = []
+    elif first in plugins.names:
+        plugins = [plugins[first]]  # only the subcommand asked for; the others' imports are not needed
+    for ep in plugins:
         try:
             register = ep.load()
         except ImportError as exc:
@@ -165,10 +168,6 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
             continue
         register(sub)
     return parser
-
-
-def _is_plugin(name: str) -> bool:
-    return name in {ep.name for ep in entry_points(group="companion.cli")}
 
 
 def main(argv: list[str] | None = None) -> int:
