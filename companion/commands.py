@@ -215,7 +215,6 @@ COMMAND_TYPES: Mapping[str, type[Command]] = {
 }
 
 
-@functools.cache
 def house_rule(cmd: NewGame, key: str, choices: tuple[str, ...], game: str) -> str:
     """The one house-rule option a game offers, from `new_game`'s "rules" (the first choice by default)."""
     rules = dict(cmd.rules or {})
@@ -228,6 +227,7 @@ def house_rule(cmd: NewGame, key: str, choices: tuple[str, ...], game: str) -> s
     return value
 
 
+@functools.cache
 def _keys(cls: type[Command]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(required, optional) keys of a command type."""
     required = tuple(f.name for f in fields(cls) if f.default is MISSING)

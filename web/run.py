@@ -132,7 +132,6 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
         panel = parts["panel"] = Panel(table, pin_map, pin_factory_for(True if demo else None),
                                        on_roll=on_roll).start()
         status = {"demo": demo, "restarted": restarted, "started": clock()}
-        parts["status"] = status
         parts["app"] = create_app({
             "TABLE": table, "PIN": pin,
             "DEMO_PRESS": panel.press if demo else None, "DEMO_BUTTONS": panel.buttons,
