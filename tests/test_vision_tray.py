@@ -113,18 +113,21 @@ class ScriptedCamera:
 
 
 class ScriptedSettler:
-    """Gives one prepared reading per frame (None when the list is used up)."""
+    """Gives one prepared item per frame: a Reading (dice at rest) or None (dice moving)."""
 
     def __init__(self, readings):
         self.readings = list(readings)
         self.hand = False
         self.reader = None
+        self.state = "empty"
 
     def reset(self):
         pass
 
     def feed(self, stamp, frame):
-        return self.readings.pop(0) if self.readings else None
+        item = self.readings.pop(0) if self.readings else None
+        self.state = "moving" if item is None and self.readings else "still"
+        return item
 
 
 @pytest.fixture
@@ -152,7 +155,9 @@ def test_watcher_sends_the_roll_and_reports_a_lost_camera_then_reconnects(table)
         watcher = TrayWatcher(table, open_camera, settler, retry_s=0.01).start()
         try:
             assert reconnected.wait(5)
-            messages = [sub.get(2) for _ in range(4)]
+            messages = []
+            while not any(m.get("status") == "lost" for m in messages):
+                messages.append(sub.get(2))
         finally:
             watcher.stop()
     kinds = [(m["type"], m.get("status")) for m in messages]
@@ -172,3 +177,18 @@ def test_a_reading_the_rules_refuse_asks_to_check_the_dice(table):
     notice = next(m for m in messages if m["type"] == "notice")
     assert notice["status"] == "check" and "Zzz" in notice["text"] and notice["seen"] == ["bee", "bee"]
     assert table.state()["rolls"] == 1
+
+
+def test_watcher_tells_the_panel_while_the_dice_are_still_rolling(table):
+    # Two moving frames, then the dice at rest: "settling" once, then "still" once.
+    settler = ScriptedSettler([None, None, reading(["bee", "bee", "honey", "zzz", "zombee"]), None])
+    with table.subscribe() as sub:
+        watcher = TrayWatcher(table, lambda: ScriptedCamera(4), settler, retry_s=5).start()
+        try:
+            messages = []
+            while not any(m["type"] == "state" for m in messages):
+                messages.append(sub.get(2))
+        finally:
+            watcher.stop()
+    dice = [m["status"] for m in messages if m["type"] == "notice" and m["kind"] == "dice"]
+    assert dice == ["settling", "still"]

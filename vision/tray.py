@@ -118,6 +118,7 @@ class TrayWatcher:
         self.retry_s = retry_s
         self.camera_ok: bool | None = None
         self.readings = 0
+        self._settling = False
         self._read_now = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -174,11 +175,18 @@ class TrayWatcher:
                 self._stop.wait(IDLE_S)  # the Zoo's dice are not asked for: the camera idles
                 continue
             reading = self.settler.feed(stamp, frame)
+            self._report_settling(self.settler.state == "moving")
             if self._read_now.is_set() and reading is None and not self.settler.hand:
                 reading = self.settler.reader.read(frame, stamp)
             self._read_now.clear()
             if reading is not None:
                 self.handle(reading)
+
+    def _report_settling(self, moving: bool) -> None:
+        # The panel's status LED blinks while dice are still rolling; only changes are sent.
+        if moving != self._settling:
+            self._settling = moving
+            self.table.notify("dice", status="settling" if moving else "still")
 
     def handle(self, reading: Reading) -> TrayAction:
         """Turn one settled reading into a command, a selection, or a request to check the dice."""

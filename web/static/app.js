@@ -81,7 +81,8 @@
   function onNotice(event) {
     lastMessage = Date.now();
     const msg = JSON.parse(event.data);
-    TC.addEvent(msg.text || msg.message || `Notice: ${msg.kind}`, "notice");
+    // Notices without words (the dice settling) are for the panel's LEDs, not for people.
+    if (msg.text || msg.message) TC.addEvent(msg.text || msg.message, "notice");
     if (msg.kind === "restart") showAlert("alert-restart", msg.text);
     if (msg.kind === "camera") showAlert("alert-camera", msg.status === "lost" ? msg.text : "");
     if (msg.kind === "dice") showAlert("alert-dice", msg.status === "check" ? msg.text : "");
