@@ -161,3 +161,31 @@ def test_synthetic_camera_steps_time_and_shows_the_tray():
         cam.read()
     with pytest.raises(ValueError, match="not a die face"):
         cam.set_tray(["dragon"])
+
+
+def test_synthetic_roll_from_another_thread_during_a_read_is_not_lost():
+    # The demo rolls from the panel's thread while the reader's thread renders a frame: the
+    # roll must never be replaced by the tray as it was before.
+    import threading
+
+    from vision.reader import DiceReader
+    from vision.synthetic import SyntheticCamera
+
+    camera = SyntheticCamera(seed=2, hand_seconds=0.1, bounce_seconds=0.1)
+    rendering = threading.Event()
+    render = camera._frame
+
+    def announced_render(*args, **kwargs):
+        rendering.set()
+        return render(*args, **kwargs)
+
+    camera._frame = announced_render
+    reader = threading.Thread(target=camera.read)  # renders the empty tray, slowly
+    reader.start()
+    assert rendering.wait(5)
+    faces = camera.roll(count=3)  # lands while that render is under way
+    reader.join(5)
+    while camera.busy:
+        camera.read()
+    _, frame = camera.read()
+    assert sorted(DiceReader().read(frame).faces) == sorted(faces)

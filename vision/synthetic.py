@@ -8,6 +8,7 @@ sleeping. `realtime=True` paces read() to the wall clock for a live demo.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections import deque
 
@@ -38,6 +39,7 @@ class SyntheticCamera(FrameSource):
         self._plan: deque = deque()  # frames still to show before the tray is at rest
         self._still = None
         self._closed = False
+        self._lock = threading.RLock()
         self.settled_at: float | None = None  # timestamp of the first still frame after a roll
 
     @property
@@ -67,16 +69,21 @@ class SyntheticCamera(FrameSource):
         bad = [f for f in faces if f not in DICE_FACES]
         if bad:
             raise ValueError(f"{bad[0]!r} is not a die face; faces are {', '.join(DICE_FACES)}")
-        self._plan.clear()
-        self.placed = self._place(faces)
-        self._still = None
-        self.settled_at = None
+        with self._lock:
+            self._plan.clear()
+            self.placed = self._place(faces)
+            self._still = None
+            self.settled_at = None
 
     def clear(self) -> None:
         self.set_tray([])
 
     def roll(self, faces=None, count: int = 5) -> tuple[str, ...]:
         """Queue a roll: a hand over the tray, dice bouncing, then dice at rest. Returns the faces it lands on."""
+        with self._lock:  # the demo rolls from the panel's thread while the reader's thread reads
+            return self._roll(faces, count)
+
+    def _roll(self, faces, count: int) -> tuple[str, ...]:
         if faces is None:
             faces = [str(f) for f in self.rng.choice(DICE_FACES, count)]
         old = list(self.placed)
@@ -107,17 +114,20 @@ class SyntheticCamera(FrameSource):
             delay = t - self.clock()
             if delay > 0:
                 time.sleep(delay)  # demo pacing only; tests use realtime=False
-        if self._plan:
-            frame = self._frame(*self._plan.popleft())
-        else:
-            if self._still is None:
-                self._still = self._frame(self.placed)
-                self.settled_at = t
-            frame = self._still
-        if self.noise:
-            # a live sensor never gives the same frame twice
-            frame = np.clip(frame + self.rng.normal(0, self.noise, frame.shape).astype(np.float32), 0, 255)
-            frame = frame.astype(np.uint8)
+        # Held while rendering: a roll() from another thread must not land between choosing
+        # what to draw and caching it, or the new tray would be replaced by the old one.
+        with self._lock:
+            if self._plan:
+                frame = self._frame(*self._plan.popleft())
+            else:
+                if self._still is None:
+                    self._still = self._frame(self.placed)
+                    self.settled_at = t
+                frame = self._still
+            if self.noise:
+                # a live sensor never gives the same frame twice
+                frame = np.clip(frame + self.rng.normal(0, self.noise, frame.shape).astype(np.float32), 0, 255)
+                frame = frame.astype(np.uint8)
         return t, frame
 
     def close(self) -> None:
