@@ -17,7 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from web.testing import crash_round, free_port  # noqa: E402
+from tests.support.process import free_port  # noqa: E402
+from tests.support.scenarios import crash_round  # noqa: E402
 
 
 def main() -> None:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from web.testing import CompanionProcess, flood, replays_to_live_state  # noqa: E402
+from tests.support.process import CompanionProcess  # noqa: E402
+from tests.support.scenarios import flood, replays_to_live_state  # noqa: E402
 
 
 def pct(values, p):

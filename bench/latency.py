@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from web.run import build, shutdown  # noqa: E402
+from table_companion.run import build, shutdown  # noqa: E402
 from web.serve import ServerThread  # noqa: E402
-from web.testing import EventStream  # noqa: E402
+from tests.support.process import EventStream  # noqa: E402
 
 
 def pct(values: list[float], p: float) -> float:

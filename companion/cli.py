@@ -1,8 +1,9 @@
 """The `companion` command.
 
 Built-in subcommands: `replay` and `log`. The camera (`vision`), the web page
-(`serve`) and the whole product (`run`) register themselves through the
-`companion.cli` entry points, so this package never imports them.
+(`serve`), its HTTP client (`send`) and the whole product (`run`) register
+themselves through the `companion.cli` entry points, so this package never
+imports them.
 """
 
 from __future__ import annotations
@@ -95,35 +96,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     return _fail(f"unknown log action {args.action!r}; actions: import, export (or none to list)")
 
 
-BUILT_IN = ("replay", "log", "send")
-
-
-def cmd_send(args: argparse.Namespace) -> int:
-    """One command to the running companion, through its page's API (the table's single writer)."""
-    import os
-    import urllib.error
-    import urllib.request
-
-    cmd = parse_command(args.command)  # a malformed command is refused here, before the network
-    pin = args.pin or os.environ.get("COMPANION_PIN")
-    if not pin:
-        return _fail("companion send needs the override PIN: --pin or COMPANION_PIN")
-    request = urllib.request.Request(
-        args.url.rstrip("/") + "/api/commands", data=cmd.to_json().encode(), method="POST",
-        headers={"Content-Type": "application/json", "Authorization": f"Bearer {pin}", "X-Companion-Source": "cli"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            state = json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        try:
-            reason = json.loads(exc.read()).get("error", exc.reason)
-        except ValueError:
-            reason = exc.reason
-        return _fail(f"refused ({exc.code}): {reason}", EXIT_REFUSED if exc.code < 500 else 1)
-    except (urllib.error.URLError, OSError) as exc:
-        return _fail(f"cannot reach the companion at {args.url}: {getattr(exc, 'reason', exc)}", 1)
-    _print_state(state, args.json)
-    return 0
+BUILT_IN = ("replay", "log")
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -144,13 +117,6 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     log.add_argument("--out", "-o", help="export: write to this file instead of standard output")
     log.add_argument("--json", action="store_true", help="list the games as JSON")
     log.set_defaults(func=cmd_log)
-
-    send = sub.add_parser("send", help="send one command to the running companion (as the CLI source)")
-    send.add_argument("command", help='a command as JSON, e.g. \'{"cmd":"stop"}\'')
-    send.add_argument("--url", default="http://127.0.0.1:8000", help="the companion's address (default %(default)s)")
-    send.add_argument("--pin", help="override PIN (default $COMPANION_PIN)")
-    send.add_argument("--json", action="store_true", help="print the new state as JSON")
-    send.set_defaults(func=cmd_send)
 
     plugins = entry_points(group="companion.cli")
     first = next((a for a in argv or [] if not a.startswith("-")), None)

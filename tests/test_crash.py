@@ -2,7 +2,8 @@
 
 import random
 
-from web.testing import crash_round, free_port
+from support.process import free_port
+from support.scenarios import crash_round
 
 
 def test_acknowledged_commands_survive_sigkill_and_none_is_applied_twice(tmp_path):

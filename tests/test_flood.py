@@ -2,7 +2,8 @@
 
 import random
 
-from web.testing import CompanionProcess, flood, replays_to_live_state
+from support.process import CompanionProcess
+from support.scenarios import flood, replays_to_live_state
 
 
 def test_flood_leaves_the_engine_consistent_and_the_page_responsive(tmp_path):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from web.testing import CompanionProcess
+from support.process import CompanionProcess
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -1,4 +1,5 @@
-"""`companion run`: the engine, the dice reader, the button panel and the phone page together.
+"""`companion run`: the composition root, where the engine, the dice reader, the button panel
+and the phone page are put together.
 
 One Table (the single writer) takes commands from the camera, the panel, the
 phones and the CLI. On a Raspberry Pi the camera and the GPIO panel are real;
@@ -19,10 +20,8 @@ from companion.config import Settings, default_config_path, load_settings, read_
 from companion.errors import CompanionError, ConfigError
 from companion.gamelog import GameLog
 from companion.table import Table
-from companion.zombee_dice import YELLOW, legal_rerolls
 
-DEMO_TABLE = 0  # the seed of the demo's rendered table, light and camera
-DEMO_FPS = 10  # rendering a bouncing frame takes ~80 ms here: 10 fps keeps the demo camera in real time
+from .demo import DemoRoller, demo_camera
 
 
 def on_a_pi() -> bool:
@@ -48,45 +47,6 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=handle)
 
 
-class DemoRoller:
-    """The demo's virtual player: rolls the synthetic camera's dice when Roll is pressed.
-
-    A later roll picks up every die the rules let it (all yellow dice of the last
-    roll, and a ZomBee for each Zzz), as a bold player would; Stop ends the rolling.
-    """
-
-    def __init__(self, table: Table, camera: Any, tracker: Any):
-        self.table, self.camera, self.tracker = table, camera, tracker
-
-    def roll(self) -> None:
-        state = self.table.state()
-        if state is None or state.get("game") != "zombee" or state.get("phase") != "roll":
-            why = "no ZomBee game is under way" if state is None or state.get("game") != "zombee" \
-                else f"{state['pending']} must {'flip a flower' if state['phase'] == 'flip' else 'choose'} first"
-            self.table.refuse(f"Roll: nobody is rolling now ({why})", "panel", {"button": "Roll"})
-            return
-        if state["rolls"] == 0:
-            self.camera.roll(count=5)
-            return
-        picks = legal_rerolls(state["kept"], state["last_roll"])
-        chosen = [f for f in YELLOW for _ in range(picks[f])] + ["zombee"] * picks["zombee"]
-        if not chosen:
-            self.table.refuse("Roll: no die may be rolled again; press Stop", "panel", {"button": "Roll"})
-            return
-        self.tracker.expect_reroll(state, chosen)
-        self.camera.roll(count=len(chosen))
-
-
-def demo_camera() -> Any:
-    """The demo's tray: one steady, well-lit rig (the same table every time), fresh rolls each time."""
-    import numpy as np
-
-    from vision.render import random_rig
-    from vision.synthetic import SyntheticCamera
-
-    return SyntheticCamera(rig=random_rig(np.random.default_rng(DEMO_TABLE)), realtime=True, fps=DEMO_FPS)
-
-
 def _settings(args: argparse.Namespace) -> tuple[Settings, str | None]:
     path = args.config or default_config_path()
     settings = load_settings(read_config(path), str(path) if path else "the config file")
@@ -103,8 +63,8 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
     from vision.sources import open_source
     from vision.tray import RollTracker, TrayWatcher
 
-    from . import create_app
-    from .cli import pin_from
+    from web import create_app
+    from web.cli import pin_from
 
     settings, config_path = _settings(args)
     demo = args.demo or not on_a_pi()
@@ -160,8 +120,8 @@ def shutdown(parts: dict[str, Any]) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from .cli import banner
-    from .serve import ServerThread, page_url
+    from web.cli import banner
+    from web.serve import ServerThread, page_url
 
     try:
         parts = build(args)

@@ -1,0 +1,151 @@
+"""Load scenarios against a running `companion run --demo`: power cuts and floods of commands.
+
+Used by tests/test_crash.py, tests/test_flood.py and the benchmarks bench/crash.py, bench/flood.py.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from .process import CompanionProcess
+
+ZOO_PLAYERS = ["Ann", "Ben", "Cat", "Dan"]
+PANEL_PRESSES = ("Select", "Kill", "Bullet -", "Select", "Kill", "Lock", "OK")
+
+
+def crash_round(home: Path, port: int, rng, *, first_delta: int, writers: int = 3,
+                kill_window: tuple[float, float] = (0.1, 1.0)) -> dict[str, int]:
+    """Stream commands from several phones and the panel, SIGKILL the companion at a random
+    moment, then open its database afresh and check every acknowledged command is there once.
+
+    Each phone's command is made unique (its bullet delta) so a command applied twice shows.
+    Returns counts: acknowledged, lost, duplicated, stored.
+    """
+    import threading
+
+    from companion.gamelog import GameLog
+
+    proc = CompanionProcess(home, port=port).start()
+    state = proc.state()
+    if state is None or state["game"] != "zoo" or state["phase"] != "play":
+        proc.command({"cmd": "new_game", "game": "zoo", "players": ZOO_PLAYERS})
+    acked: list[tuple[int, int, dict]] = []
+    lock = threading.Lock()
+    stop = threading.Event()
+    deltas = iter(range(first_delta, first_delta + 10_000_000))
+
+    def phone(name: str) -> None:
+        while not stop.is_set():
+            with lock:
+                cmd = {"cmd": "bullets", "player": name, "delta": next(deltas)}
+            try:
+                status, body = proc.command(cmd)
+            except (OSError, http.client.HTTPException):
+                return  # the process is gone, maybe halfway through its answer
+            if status == 200:
+                with lock:
+                    acked.append((body["game_id"], body["seq"], cmd))
+
+    def panel() -> None:
+        while not stop.is_set():
+            try:
+                proc.press(rng.choice(PANEL_PRESSES))
+            except (OSError, http.client.HTTPException):
+                return
+
+    threads = [threading.Thread(target=phone, args=(ZOO_PLAYERS[i % len(ZOO_PLAYERS)],)) for i in range(writers)]
+    threads.append(threading.Thread(target=panel))
+    for t in threads:
+        t.start()
+    stop.wait(rng.uniform(*kill_window))  # the random moment of the power cut is the experiment itself
+    proc.kill()
+    stop.set()
+    for t in threads:
+        t.join(15)
+    with GameLog(proc.db) as log:  # must open cleanly: a damaged log raises here
+        stored = {gid: [r.command for r in log.records(gid)] for gid in {g for g, _, _ in acked}}
+    lost = sum(1 for gid, seq, cmd in acked if len(stored[gid]) < seq or stored[gid][seq - 1] != cmd)
+    # The phones' gains are unique by their delta; the panel's "Bullet -" presses repeat by design.
+    seen = [json.dumps(c, sort_keys=True) for cmds in stored.values() for c in cmds
+            if c.get("cmd") == "bullets" and c["delta"] > 0]
+    return {"acknowledged": len(acked), "lost": lost, "duplicated": len(seen) - len(set(seen)),
+            "stored": sum(len(c) for c in stored.values())}
+
+
+def flood(proc: CompanionProcess, seconds: float, rng, *, writers: int = 4, readers: int = 4,
+          pressers: int = 2) -> dict[str, Any]:
+    """Hammer a running companion with phone commands, panel presses and page reads at once.
+
+    Returns request counts and the /api/state and page response times (ms) seen meanwhile.
+    """
+    import threading
+
+    state = proc.state()
+    if state is None or state["game"] != "zoo" or state["phase"] != "play":
+        proc.command({"cmd": "new_game", "game": "zoo", "players": ZOO_PLAYERS})
+    stop = threading.Event()
+    counts = {"commands": 0, "accepted": 0, "presses": 0, "reads": 0, "errors": 0}
+    read_ms: list[float] = []
+    lock = threading.Lock()
+
+    def count(key: str, n: int = 1) -> None:
+        with lock:
+            counts[key] += n
+
+    def writer(i: int) -> None:
+        name = ZOO_PLAYERS[i % len(ZOO_PLAYERS)]
+        while not stop.is_set():
+            cmd = rng.choice([{"cmd": "bullets", "player": name, "delta": 1},
+                              {"cmd": "kill", "player": name},
+                              {"cmd": "undo"}])
+            status, _ = proc.command(cmd)
+            count("commands")
+            count("accepted", status == 200)
+            count("errors", status >= 500)
+
+    def reader() -> None:
+        while not stop.is_set():
+            start = time.monotonic()
+            status, _ = proc.request("GET", rng.choice(["/api/state", "/api/state", "/api/log", "/"]))
+            with lock:
+                read_ms.append((time.monotonic() - start) * 1000)
+            count("reads")
+            count("errors", status >= 500)
+
+    def presser() -> None:
+        while not stop.is_set():
+            proc.press(rng.choice(PANEL_PRESSES))
+            count("presses")
+
+    threads = ([threading.Thread(target=writer, args=(i,)) for i in range(writers)]
+               + [threading.Thread(target=reader) for _ in range(readers)]
+               + [threading.Thread(target=presser) for _ in range(pressers)])
+    start = time.monotonic()
+    for t in threads:
+        t.start()
+    stop.wait(seconds)  # the flood's length is the experiment itself
+    stop.set()
+    for t in threads:
+        t.join(30)
+    elapsed = time.monotonic() - start
+    return {**counts, "seconds": elapsed, "read_ms": read_ms}
+
+
+def replays_to_live_state(proc: CompanionProcess) -> bool:
+    """The log on disk, replayed afresh, gives exactly the state the page shows."""
+    from companion.gamelog import GameLog
+
+    # A press posted just before the flood stopped may still be on its way to the engine:
+    # compare once the page and the disk agree on how many commands there are.
+    for _ in range(50):
+        live = proc.state()
+        with GameLog(proc.db) as log:
+            engine = log.engine(live["game_id"])
+            if engine.seq == live["seq"]:
+                return {**engine.state(), "game_id": live["game_id"], "seq": engine.seq} == live
+        time.sleep(0.05)
+    return False

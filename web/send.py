@@ -1,0 +1,59 @@
+"""`companion send`: one command to the running companion, through the HTTP API of web/api.py.
+
+It posts to /api/commands as the "cli" source with the override PIN, exactly as a phone's
+override would, so the Table stays the single writer. Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+from typing import Any
+
+from companion.commands import parse_command
+from companion.summary import summarize
+
+from .cli import PIN_ENV
+
+EXIT_REFUSED = 2  # as the built-in subcommands: the companion (or the input) said no
+
+
+def register(subparsers: Any) -> None:
+    send = subparsers.add_parser("send", help="send one command to the running companion (as the CLI source)")
+    send.add_argument("command", help='a command as JSON, e.g. \'{"cmd":"stop"}\'')
+    send.add_argument("--url", default="http://127.0.0.1:8000", help="the companion's address (default %(default)s)")
+    send.add_argument("--pin", help=f"override PIN (default ${PIN_ENV})")
+    send.add_argument("--json", action="store_true", help="print the new state as JSON")
+    send.set_defaults(func=handle)
+
+
+def _fail(message: str, status: int = EXIT_REFUSED) -> int:
+    print(message, file=sys.stderr)
+    return status
+
+
+def handle(args: argparse.Namespace, environ=os.environ) -> int:
+    cmd = parse_command(args.command)  # a malformed command is refused here, before the network
+    pin = args.pin or environ.get(PIN_ENV)
+    if not pin:
+        return _fail(f"companion send needs the override PIN: --pin or {PIN_ENV}")
+    request = urllib.request.Request(
+        args.url.rstrip("/") + "/api/commands", data=cmd.to_json().encode(), method="POST",
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {pin}", "X-Companion-Source": "cli"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            state = json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        try:
+            reason = json.loads(exc.read()).get("error", exc.reason)
+        except ValueError:
+            reason = exc.reason
+        return _fail(f"refused ({exc.code}): {reason}", EXIT_REFUSED if exc.code < 500 else 1)
+    except (urllib.error.URLError, OSError) as exc:
+        return _fail(f"cannot reach the companion at {args.url}: {getattr(exc, 'reason', exc)}", 1)
+    print(json.dumps(state) if args.json else summarize(state))
+    return 0
