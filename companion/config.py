@@ -4,7 +4,7 @@
     db = "/home/pi/.local/share/table-companion/games.sqlite"
     host = "0.0.0.0"
     port = 8000
-    pin = "4711"            # or COMPANION_PIN in the environment
+    pin = "4711"            # --pin and COMPANION_PIN in the environment come first
     camera = "picamera2"    # or a webcam index ("0"), a folder of images, "synthetic"
     model = "/home/pi/dice-model.npz"   # from `companion vision calibrate`
     still_ms = 300          # how long the dice must lie still before they are read

@@ -11,8 +11,10 @@ gpiozero's mock pins, pressed from the page.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -47,11 +49,17 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=handle)
 
 
-def _settings(args: argparse.Namespace) -> tuple[Settings, str | None]:
+def settings_from(args: argparse.Namespace, environ=os.environ) -> tuple[Settings, bool, str | None]:
+    """(settings, PIN made up?, config path): the command line beats the settings file; the PIN
+    comes from --pin, else $COMPANION_PIN, else the settings file, else a random one."""
+    from web.cli import pin_from
+
     path = args.config or default_config_path()
-    settings = load_settings(read_config(path), str(path) if path else "the config file")
-    overrides = {k: getattr(args, k) for k in ("db", "host", "port", "pin", "camera", "model") if getattr(args, k)}
-    return Settings(**{**settings.__dict__, **overrides}), (str(path) if path else None)
+    source = str(path) if path else "the config file"
+    settings = load_settings(read_config(path), source)
+    overrides = {k: getattr(args, k) for k in ("db", "host", "port", "camera", "model") if getattr(args, k)}
+    pin, made_up = pin_from(args, environ, configured=settings.pin, config_source=source)
+    return replace(settings, **overrides, pin=pin), made_up, (str(path) if path else None)
 
 
 def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
@@ -64,11 +72,10 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
     from vision.tray import RollTracker, TrayWatcher
 
     from web import create_app
-    from web.cli import pin_from
 
-    settings, config_path = _settings(args)
+    settings, made_up, config_path = settings_from(args)
     demo = args.demo or not on_a_pi()
-    pin, made_up = pin_from(argparse.Namespace(pin=settings.pin))
+    pin = settings.pin
     # A bad pin map or model file fails here, before the game log is opened or touched.
     pin_map = coerce(config_path)
     reader = DiceReader(settings.model)

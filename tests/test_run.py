@@ -151,3 +151,29 @@ def test_companion_send_reaches_the_running_table_as_the_cli(companion):
     assert malformed.returncode == 2 and "unknown cmd" in malformed.stderr
     _, log = companion.request("GET", "/api/log")
     assert [r["source"] for r in log["records"]] == ["cli"]
+
+
+def test_the_pin_comes_from_the_flag_then_the_environment_then_the_settings_file(tmp_path):
+    import argparse
+
+    from table_companion.run import register, settings_from
+
+    config = tmp_path / "companion.toml"
+    config.write_text('[companion]\npin = "1111"\nport = 8123\n')
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+
+    def pin(*argv, env):
+        settings, made_up, _ = settings_from(parser.parse_args(["run", "--config", str(config), *argv]), env)
+        assert settings.port == 8123  # the rest of the file still applies
+        return settings.pin, made_up
+
+    assert pin("--pin", "3333", env={"COMPANION_PIN": "2222"}) == ("3333", False)
+    assert pin(env={"COMPANION_PIN": "2222"}) == ("2222", False)
+    assert pin(env={}) == ("1111", False)
+    config.write_text("[companion]\nport = 8123\n")
+    made, made_up = pin(env={})
+    assert made_up and len(made) == 6 and made.isdigit()
+    config.write_text('[companion]\npin = " "\n')
+    with pytest.raises(ValueError, match=str(config)):
+        settings_from(parser.parse_args(["run", "--config", str(config)]), {})

@@ -29,17 +29,20 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=handle)
 
 
-def pin_from(args: argparse.Namespace, environ=os.environ) -> tuple[str, bool]:
-    """(PIN, made_up): --pin, else $COMPANION_PIN, else a random six-digit PIN."""
+def pin_from(args: argparse.Namespace, environ=os.environ, configured: str | None = None,
+             config_source: str = "the config file") -> tuple[str, bool]:
+    """(PIN, made_up): --pin, else $COMPANION_PIN, else the settings file's pin (`companion run`
+    passes it as `configured`), else a random six-digit PIN."""
     from .auth import random_pin
 
-    pin = args.pin if args.pin is not None else environ.get(PIN_ENV)
-    if pin is not None:
+    for pin, source in ((args.pin, "--pin"), (environ.get(PIN_ENV), PIN_ENV), (configured, config_source)):
+        if pin is None:
+            continue
         pin = pin.strip()
         if not pin:
-            raise ValueError(f"the PIN must not be empty (from {'--pin' if args.pin is not None else PIN_ENV})")
+            raise ValueError(f"the PIN must not be empty (from {source})")
         if len(pin) > 64 or not pin.isprintable():
-            raise ValueError("the PIN must be at most 64 printable characters")
+            raise ValueError(f"the PIN must be at most 64 printable characters (from {source})")
         return pin, False
     return random_pin(), True
 
