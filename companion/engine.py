@@ -97,7 +97,8 @@ class Engine:
         return [Event("undo", "The last move was taken back.")]
 
     def state(self) -> dict[str, Any]:
-        return self.game.to_json()
+        """The game's public state, and whether undo would be taken (undo is never in `legal`)."""
+        return {**self.game.to_json(), "can_undo": self.can_undo()}
 
     def is_over(self) -> bool:
         return self.game.is_over()

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from .commands import Choose, Command, Flip, NewGame, Roll, Stop, house_rule, quote
 from .errors import IllegalCommand
 from .events import Event
-from .zombee_dice import DICE, HONEY_FOR_A_DROP, MAX_ROLLS, can_roll_again, check_reroll, ordered, set_aside
+from .zombee_dice import (DICE, HONEY_FOR_A_DROP, MAX_ROLLS, can_roll_again, check_reroll, ordered, reroll_choices,
+                          set_aside)
 
 HONEY_IN_BOX = 15
 GREEN_IN_BOX = 5
@@ -74,6 +75,25 @@ class ZomBee:
     def choosable(self) -> list[int]:
         """Who the player choosing after a question mark may name."""
         return [i for i in self.living() if i != self.chooser or self.chooser == self.active]
+
+    def legal_flips(self) -> list[str]:
+        """What the next flower turned over can still be (the ZomBee flower is always face down)."""
+        return [kind for kind in FLOWERS if kind == "zombee" or self.face_up[kind] < FLOWERS[kind]]
+
+    def legal(self) -> list[dict]:
+        """Every command the game would take now, one per distinct choice (see companion.legal)."""
+        if self.is_over():
+            return []
+        if self.phase == "flip":
+            who = self.players[self.flips[0]].name
+            return [{"cmd": "flip", "result": kind, "player": who} for kind in self.legal_flips()]
+        if self.phase == "choose":
+            allowed = self.choosable()  # listed clockwise from the chooser, the order a panel steps through
+            return [{"cmd": "choose", "player": self.players[i].name}
+                    for i in self._clockwise_from(self.chooser) if i in allowed]
+        if self.rolls == 0:
+            return [{"cmd": "roll"}]
+        return [{"cmd": "roll", "reroll": faces} for faces in reroll_choices(self.kept, self.last_roll)] + [{"cmd": "stop"}]
 
     def supply(self) -> int:
         return HONEY_IN_BOX - sum(p.honey for p in self.players)
@@ -160,8 +180,8 @@ class ZomBee:
         who = self.players[seat].name
         if cmd.player is not None and cmd.player != who:
             raise IllegalCommand(f"it is {who}'s flower to turn over, not {quote(cmd.player)}'s")
-        if cmd.result != "zombee" and self.face_up[cmd.result] >= FLOWERS[cmd.result]:
-            left = ", ".join(k for k in FLOWERS if k == "zombee" or self.face_up[k] < FLOWERS[k])
+        if cmd.result not in self.legal_flips():
+            left = ", ".join(self.legal_flips())
             raise IllegalCommand(
                 f"a {cmd.result} cannot be under the face-down flowers: all {FLOWERS[cmd.result]} are face up already; "
                 f"the flower can only be: {left}"
@@ -279,4 +299,8 @@ class ZomBee:
             "winner": name(self.winner),
             "game_winners": list(self.game_winners),
             "odds": {"zombee_next_flip": self.zombee_odds()},
+            # Added for adapters: the same answers in the same shape as the Zoo's.
+            "over": self.is_over(),
+            "winners": [] if self.winner is None else [name(self.winner)],
+            "legal": self.legal(),
         }

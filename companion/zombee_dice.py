@@ -7,6 +7,7 @@ questions (`is_legal_reroll`) before they send a command.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import product
 from typing import Iterable
 
 from .commands import DICE_FACES, quote
@@ -35,6 +36,20 @@ def legal_rerolls(kept: Iterable[str], last_roll: Iterable[str]) -> dict[str, in
     picks = {face: last[face] for face in YELLOW}
     picks["zombee"] = min(zombees_on_table, last["zzz"])
     return picks
+
+
+def reroll_choices(kept: Iterable[str], last_roll: Iterable[str]) -> list[list[str]]:
+    """Every distinct set of dice that may be picked up for the next roll, each ordered like a roll.
+
+    Fewest dice first; empty when nothing may be picked up.
+    """
+    picks = legal_rerolls(kept, last_roll)
+    choices = []
+    for bee, honey, zzz in product(*(range(picks[face] + 1) for face in YELLOW)):
+        for zombee in range(min(picks["zombee"], zzz) + 1):
+            if bee + honey + zzz:
+                choices.append(["bee"] * bee + ["honey"] * honey + ["zzz"] * zzz + ["zombee"] * zombee)
+    return sorted(choices, key=lambda faces: (len(faces), [DICE_FACES.index(f) for f in faces]))
 
 
 def can_roll_again(kept: Iterable[str], last_roll: Iterable[str]) -> bool:

@@ -16,6 +16,7 @@ from typing import Any
 from .commands import LOCKS, AnimalsCleared, Bullets, CollectLock, Command, Kill, Life, NewGame, house_rule, quote
 from .errors import IllegalCommand
 from .events import Event
+from .legal import span
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 MAX_LIFE = 5
@@ -114,6 +115,29 @@ class Zoo:
 
     def can_clear_animals(self) -> bool:
         return not self.is_over() and not self.locks_on_board()
+
+    def most_lost(self, hero: Hero, what: str) -> int:
+        """How much life or how many bullets `hero` may lose in one go (the last life waits for the bullets)."""
+        if what == "bullets":
+            return hero.bullets
+        return hero.life if hero.bullets == 0 else hero.life - 1
+
+    def legal(self) -> list[dict[str, Any]]:
+        """Every command the game would take now, one per distinct choice (see companion.legal)."""
+        if self.is_over():
+            return []
+        moves: list[dict[str, Any]] = []
+        for hero in (h for h in self.players if h.alive):
+            who = hero.name
+            moves.append({"cmd": "kill", "player": who, "count": span(1, None)})
+            moves += [{"cmd": "collect_lock", "player": who, "lock": lock} for lock in self.locks_on_board()]
+            for what in ("life", "bullets"):
+                if self.most_lost(hero, what):
+                    moves.append({"cmd": what, "player": who, "delta": span(-self.most_lost(hero, what), -1)})
+                moves.append({"cmd": what, "player": who, "delta": span(1, None)})  # gains above 5 life are capped
+        if self.can_clear_animals():
+            moves.append({"cmd": "animals_cleared"})
+        return moves
 
     def next_release_in(self) -> int | None:
         """Fewest kills any living player still needs to step the locks; None if nothing can step."""
@@ -242,7 +266,7 @@ class Zoo:
         after = hero.life + cmd.delta
         if after < 0:
             raise IllegalCommand(f"{given}: {hero.name} has {hero.life} life, so can lose at most {hero.life}")
-        if after == 0 and hero.bullets > 0:
+        if -cmd.delta > self.most_lost(hero, "life"):
             raise IllegalCommand(
                 f"{given}: bullets are spent before the last life, and {hero.name} still has "
                 f"{_plural(hero.bullets, 'bullet')}; spend them first "
@@ -274,7 +298,7 @@ class Zoo:
         if cmd.delta == 0:
             raise IllegalCommand(f"{given}: a delta of 0 changes nothing; gain with a positive delta, spend with a negative one")
         hero = self._living(cmd.player, cmd, "gain or spend bullets")
-        if hero.bullets + cmd.delta < 0:
+        if -cmd.delta > self.most_lost(hero, "bullets"):
             raise IllegalCommand(
                 f"{given}: {hero.name} has {_plural(hero.bullets, 'bullet')}, so can spend at most {hero.bullets}"
             )
@@ -327,6 +351,7 @@ class Zoo:
     # ----- state -----
 
     def to_json(self) -> dict[str, Any]:
+        winners = self.winners()
         return {
             "game": self.game,
             "players": [
@@ -345,5 +370,9 @@ class Zoo:
             "release_at": self.release_at,
             "next_release_in": self.next_release_in(),
             "phase": "game_over" if self.is_over() else "play",
-            "winners": self.winners(),
+            "winners": winners,
+            # Added for adapters: the same answers in the same shape as ZomBee's.
+            "over": self.is_over(),
+            "winner": winners[0] if len(winners) == 1 else None,  # None too when the win is shared
+            "legal": self.legal(),
         }

@@ -34,6 +34,9 @@ def api_state(path: pathlib.Path) -> dict:
     return engine.state()
 
 
+# What a game under way publishes when the next player is yet to roll.
+NEXT_TURN = {"over": False, "winners": [], "legal": [{"cmd": "roll"}], "can_undo": True}
+
 # Example 1 by hand: Tom rolls 3 ZomBees + 2 Zzz; picks up 2 ZomBees with the 2 Zzz
 # and gets 3 honey + Zzz; picks up that Zzz with the ZomBee left from roll 1 and gets
 # ZomBee + Zzz. Three honey: Tom 2 -> 3 (box 9 -> 8). One green ZomBee: Tom turns a
@@ -57,6 +60,7 @@ EXAMPLE_1 = {
     "winner": None,
     "game_winners": [],
     "odds": {"zombee_next_flip": 1 / 13},
+    **NEXT_TURN,
 }
 
 # Example 2 by hand: Mia (first of 5) rolls a ZomBee and 4 bees and stops. She turns one
@@ -77,6 +81,7 @@ EXAMPLE_2 = {
     "winner": None,
     "game_winners": [],
     "odds": {"zombee_next_flip": 1 / 9},
+    **NEXT_TURN,
 }
 
 

@@ -119,6 +119,10 @@ def test_a_new_standard_game_shows_every_field():
         "winner": None,
         "game_winners": [],
         "odds": {"zombee_next_flip": 1 / 14},
+        "over": False,
+        "winners": [],
+        "legal": [{"cmd": "roll"}],
+        "can_undo": False,
     }
 
 

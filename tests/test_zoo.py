@@ -90,6 +90,19 @@ def test_new_game_state_matches_the_contract():
         "next_release_in": 6,
         "phase": "play",
         "winners": [],
+        "over": False,
+        "winner": None,
+        "legal": [
+            move
+            for n in THREE
+            for move in [{"cmd": "kill", "player": n, "count": {"min": 1, "max": None}}]
+            + [{"cmd": "collect_lock", "player": n, "lock": lock} for lock in ALL_60]
+            + [{"cmd": "life", "player": n, "delta": {"min": -4, "max": -1}},
+               {"cmd": "life", "player": n, "delta": {"min": 1, "max": None}},
+               {"cmd": "bullets", "player": n, "delta": {"min": -5, "max": -1}},
+               {"cmd": "bullets", "player": n, "delta": {"min": 1, "max": None}}]
+        ],
+        "can_undo": False,
     }
 
 
