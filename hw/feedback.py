@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from companion.events import ALARM_KINDS
+from companion.legal import of_kind
 
 from .mapping import NOTHING, Highlight
 from .pins import SEATS
@@ -71,21 +72,17 @@ def seat_modes(state: Mapping | None, highlight: Highlight = NOTHING) -> tuple[s
 
     if not state:
         return tuple(modes)
-    if state.get("game") == "zombee":
-        phase = state.get("phase")
-        if phase in ("game_over", "tournament_over"):
-            set_(state.get("winner"), ON)
-        elif phase == "choose":
+    if state.get("over"):
+        for name in state.get("winners") or []:
+            set_(name, ON)
+    elif state.get("game") == "zombee":
+        if of_kind(state.get("legal"), "choose"):
             set_(state.get("pending"), BLINK)
             set_(highlight.player, ON)
         else:
             set_(state.get("pending"), ON)
     elif state.get("game") == "zoo":
-        if state.get("phase") == "game_over":
-            for name in state.get("winners") or []:
-                set_(name, ON)
-        else:
-            set_(highlight.player, BLINK if highlight.lock else ON)
+        set_(highlight.player, BLINK if highlight.lock else ON)
     return tuple(modes)
 
 

@@ -247,7 +247,7 @@ class Panel:
                 self._highlight = decision.highlight
             self.last_decision = (name, decision)
         if decision.command is not None:
-            # Posted even when a refusal is predicted: the engine refuses with its own reason.
+            # Posted legal or not: the engine refuses with its own reason, which the phones show.
             self.table.post(decision.command, SOURCE)
         elif decision.action == "roll_requested":
             self._on_roll()
