@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from companion.table import Table
-from companion.zombee_dice import YELLOW, legal_rerolls
+from companion.legal import of_kind
+from companion.zombee_dice import DICE
 
 DEMO_TABLE = 0  # the seed of the demo's rendered table, light and camera
 DEMO_FPS = 10  # rendering a bouncing frame takes ~80 ms here: 10 fps keeps the demo camera in real time
@@ -14,8 +15,9 @@ DEMO_FPS = 10  # rendering a bouncing frame takes ~80 ms here: 10 fps keeps the 
 class DemoRoller:
     """The demo's virtual player: rolls the synthetic camera's dice when Roll is pressed.
 
-    A later roll picks up every die the rules let it (all yellow dice of the last
-    roll, and a ZomBee for each Zzz), as a bold player would; Stop ends the rolling.
+    A later roll picks up as many dice as the engine's legal moves allow (every
+    yellow die of the last roll, and a ZomBee for each Zzz), as a bold player
+    would; Stop ends the rolling.
     """
 
     def __init__(self, table: Table, camera: Any, tracker: Any):
@@ -23,19 +25,21 @@ class DemoRoller:
 
     def roll(self) -> None:
         state = self.table.state()
-        if state is None or state.get("game") != "zombee" or state.get("phase") != "roll":
-            why = "no ZomBee game is under way" if state is None or state.get("game") != "zombee" \
-                else f"{state['pending']} must {'flip a flower' if state['phase'] == 'flip' else 'choose'} first"
+        legal = state.get("legal") if state else None
+        rolls = of_kind(legal, "roll")
+        if not rolls:
+            if state is None or state.get("game") != "zombee":
+                why = "no ZomBee game is under way"
+            elif state.get("over"):
+                why = "the game is over"
+            else:
+                why = f"{state['pending']} must {'flip a flower' if of_kind(legal, 'flip') else 'choose who flips'} first"
             self.table.refuse(f"Roll: nobody is rolling now ({why})", "panel", {"button": "Roll"})
             return
-        if state["rolls"] == 0:
-            self.camera.roll(count=5)
+        if "reroll" not in rolls[0]:
+            self.camera.roll(count=DICE)  # a turn's first roll throws every die
             return
-        picks = legal_rerolls(state["kept"], state["last_roll"])
-        chosen = [f for f in YELLOW for _ in range(picks[f])] + ["zombee"] * picks["zombee"]
-        if not chosen:
-            self.table.refuse("Roll: no die may be rolled again; press Stop", "panel", {"button": "Roll"})
-            return
+        chosen = max((r["reroll"] for r in rolls if "reroll" in r), key=len)
         self.tracker.expect_reroll(state, chosen)
         self.camera.roll(count=len(chosen))
 

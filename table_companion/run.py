@@ -84,7 +84,7 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
     try:
         table = parts["table"] = Table(log).start()
         state = table.state()
-        restarted = state is not None and state.get("phase") not in ("game_over", "tournament_over")
+        restarted = state is not None and not state.get("over")
         tracker = RollTracker()
         camera = demo_camera() if demo and not settings.camera else None
         if camera is not None:

@@ -5,6 +5,7 @@ import threading
 import numpy as np
 import pytest
 
+from companion.engine import Engine
 from companion.errors import CameraError
 from companion.gamelog import GameLog
 from companion.table import Table
@@ -22,9 +23,16 @@ def moved(faces, dx=60):
     return reading(faces, [(x + dx, y + 30) for x, y in SPOTS])
 
 
-def state(rolls=0, last_roll=(), kept=(), phase="roll", game="zombee", active="Tom", seq=1):
-    return {"game": game, "game_id": 1, "seq": seq, "phase": phase, "active": active, "rolls": rolls,
-            "last_roll": list(last_roll), "kept": list(kept)}
+def state(rolls=0, last_roll=(), phase="roll", game="zombee", active="Tom", seq=1):
+    """A state as the engine publishes it (its legal moves included): `active`'s turn after `rolls` rolls."""
+    players = ["Tom", "Mia"] if active == "Tom" else ["Mia", "Tom"]
+    e = Engine({"cmd": "new_game", "game": game, "players": players})
+    if rolls:
+        e.apply({"cmd": "roll", "faces": list(last_roll)})
+    if phase == "flip":
+        e.apply({"cmd": "roll", "faces": ["bee"] * 5})
+        e.apply({"cmd": "stop"})
+    return {**e.state(), "game_id": 1, "seq": seq}
 
 
 def test_first_roll_of_five_readable_dice_becomes_a_roll():
@@ -86,6 +94,27 @@ def test_wrong_number_of_dice_after_a_selection_asks_to_check():
     tracker.on_reading(after, reading(["bee", "bee"], SPOTS[:2]))
     action = tracker.on_reading(after, moved(["honey", "zzz", "bee"]))
     assert action.command is None and "2 were to be rolled again" in action.check
+
+
+def test_dice_left_in_the_tray_that_the_rules_keep_aside_ask_to_check():
+    tracker = RollTracker()
+    first = ["bee", "bee", "honey", "zombee", "zombee"]
+    tracker.on_reading(state(), reading(first))
+    after = state(rolls=1, last_roll=first, seq=2)
+    left = reading(["bee", "zombee"], [SPOTS[0], SPOTS[3]])  # a ZomBee without a Zzz cannot be rolled again
+    action = tracker.on_reading(after, left)
+    assert action.selected is None and "cannot all be rolled again" in action.check
+    assert tracker.dice_expected(after) is None  # one, two or three dice may be thrown next
+
+
+def test_the_number_of_dice_to_expect_comes_from_the_engine():
+    tracker = RollTracker()
+    assert tracker.dice_expected(state()) == 5
+    assert tracker.dice_expected(state(phase="flip")) is None
+    after = state(rolls=1, last_roll=["bee", "zombee", "zombee", "zombee", "zombee"], seq=2)
+    assert tracker.dice_expected(after) == 1  # only the bee may be picked up again
+    action = tracker.on_reading(after, moved(["honey"]))
+    assert action.command == {"cmd": "roll", "reroll": ["bee"], "faces": ["honey"]}
 
 
 @pytest.mark.parametrize("st", [None, state(phase="flip"), state(game="zoo")])

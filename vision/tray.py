@@ -13,11 +13,12 @@ not guessed at: the tracker asks the table to check the dice instead.
 from __future__ import annotations
 
 import threading
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from companion.errors import CompanionError, IllegalCommand
+from companion.legal import allows, of_kind
+from companion.zombee_dice import DICE
 
 from .reader import Reading
 
@@ -34,12 +35,13 @@ class TrayAction:
     check: str | None = None
 
 
-def _is_part_of(faces, pool) -> bool:
-    return not Counter(faces) - Counter(pool)
-
-
 class RollTracker:
-    """Remembers the last reading and the dice chosen for the next roll of the current turn."""
+    """Remembers the last reading and the dice chosen for the next roll of the current turn.
+
+    It knows no dice rule: whether anyone is rolling, whether a roll is a turn's
+    first, and which dice may be picked up again all come from the `legal` moves
+    the engine published (companion.legal).
+    """
 
     def __init__(self, same_spot_px: float = SAME_SPOT_PX):
         self.same_spot_px = same_spot_px
@@ -51,6 +53,19 @@ class RollTracker:
         """The dice to be rolled next were chosen some other way (the demo's virtual player)."""
         self._sync_turn(state)
         self.selection = tuple(faces)
+
+    def dice_expected(self, state: dict | None) -> int | None:
+        """How many dice the next roll throws, when the engine's answers (and the selection) say; else None."""
+        rolls = of_kind((state or {}).get("legal"), "roll")
+        if not rolls:
+            return None
+        if "reroll" not in rolls[0]:
+            return DICE  # a turn's first roll throws every die
+        self._sync_turn(state)
+        if self.selection is not None:
+            return len(self.selection)
+        sizes = {len(r["reroll"]) for r in rolls}
+        return sizes.pop() if len(sizes) == 1 else None
 
     def _sync_turn(self, state: dict) -> None:
         # A selection belongs to one roll of one turn: a new roll or turn forgets it.
@@ -72,34 +87,56 @@ class RollTracker:
         return still
 
     def on_reading(self, state: dict | None, reading: Reading) -> TrayAction:
-        if state is None or state.get("game") != "zombee" or state.get("phase") != "roll":
+        legal = (state or {}).get("legal")
+        rolls = of_kind(legal, "roll")
+        if not rolls:
             self._last = list(reading.dice)
-            return TrayAction()  # nobody is rolling: dice on the tray are not a roll
+            return TrayAction()  # nobody may roll now: dice on the tray are not a roll
         self._sync_turn(state)
         unmoved, before = self._unmoved(reading), self._last
         self._last = list(reading.dice)
         faces = reading.faces
         unknown = faces.count("unknown")
         seen = ", ".join(faces) or "no dice"
+        first = "reroll" not in rolls[0]
         if before and len(unmoved) == len(faces) == len(before):
             return TrayAction()  # the same dice, untouched: a hand passed over the tray
-        if state["rolls"] > 0 and len(unmoved) == len(faces):
-            if len(faces) < len(state["last_roll"]) and _is_part_of(faces, state["last_roll"]):
+        if not first and not faces:
+            return TrayAction()  # every die taken out of the tray: nothing was rolled
+        if not first and len(unmoved) == len(faces) < len(before) and not unknown:
+            # Dice left lying where they were: the ones to be picked up again, if the rules allow it.
+            if allows(legal, {"cmd": "roll", "reroll": faces}):
                 self.selection = tuple(faces)
                 return TrayAction(selected=self.selection)
+            return TrayAction(check=f"check the dice: {seen} cannot all be rolled again now; leave in the tray "
+                                    "only dice the rules let you pick up")
         if unknown:
             return TrayAction(check=f"check the dice: {unknown} of them could not be read (cocked, blurred "
                                     f"or hidden?). Seen: {seen}")
-        if state["rolls"] == 0:
-            if len(faces) != 5:
-                return TrayAction(check=f"check the dice: a first roll shows all 5 dice, the tray shows "
+        if first:
+            if len(faces) != DICE:
+                return TrayAction(check=f"check the dice: a first roll shows all {DICE} dice, the tray shows "
                                         f"{len(faces)} ({seen})")
             return TrayAction(command={"cmd": "roll", "faces": faces})
-        reroll = list(self.selection) if self.selection else list(state["last_roll"])
-        if len(faces) != len(reroll):
-            return TrayAction(check=f"check the dice: {len(reroll)} were to be rolled again "
-                                    f"({', '.join(reroll)}) but the tray shows {len(faces)} ({seen})")
+        reroll = self._reroll(rolls, len(faces))
+        if isinstance(reroll, str):
+            return TrayAction(check=f"check the dice: {reroll}; the tray shows {len(faces)} ({seen})")
         return TrayAction(command={"cmd": "roll", "reroll": reroll, "faces": faces})
+
+    def _reroll(self, rolls: list, thrown: int) -> list[str] | str:
+        """The dice picked up for a roll of `thrown` dice, or why that cannot be told."""
+        if self.selection:
+            if len(self.selection) != thrown:
+                return f"{len(self.selection)} were to be rolled again ({', '.join(self.selection)})"
+            return list(self.selection)
+        # Nobody saw which dice were picked up: fine when the rules leave one choice of that size.
+        fits = [r["reroll"] for r in rolls if "reroll" in r and len(r["reroll"]) == thrown]
+        if len(fits) == 1:
+            return list(fits[0])
+        most = max(len(r["reroll"]) for r in rolls if "reroll" in r)
+        if not fits:
+            return f"at most {most} dice may be rolled again"
+        return "the camera did not see which dice were picked up (leave them in the tray before rolling)"
 
 
 class TrayWatcher:
