@@ -19,8 +19,8 @@ def _zombee(s: dict) -> str:
     f = s["flowers"]
     lines.append(f"  flowers: {f['face_down']} face down, {f['bee']} bee and {f['question']} question face up; "
                  f"ZomBee next: {s['odds']['zombee_next_flip']:.1%}")
-    if s["phase"] in ("game_over", "tournament_over"):
-        what = "tournament" if s["phase"] == "tournament_over" else "game"
+    if s["over"]:
+        what = "tournament" if s["variant"] == "tournament" else "game"
         lines.append(f"  the {what} is over: {s['winner']} wins")
     else:
         dice = ", ".join(s["kept"] + s["last_roll"]) or "none yet"
@@ -41,7 +41,7 @@ def _zoo(s: dict) -> str:
         lines.append(f"  {p['name']:<12} kills {p['kills']}, life {p['life']}, bullets {p['bullets']}, "
                      f"{locks}, score {p['score']}{mark}")
     lines.append("  locks: " + ", ".join(f"{k} {v}" for k, v in s["locks"].items()))
-    if s["phase"] == "game_over":
+    if s["over"]:
         lines.append(f"  the game is over: {' and '.join(s['winners'])} {'win' if len(s['winners']) > 1 else 'wins'}")
     elif s.get("next_release_in") is not None:
         lines.append(f"  next lock step in {s['next_release_in']} kills")
