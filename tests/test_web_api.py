@@ -71,6 +71,10 @@ def test_healthz(client):
 def test_info_without_demo(client):
     info = client.get("/api/info").get_json()
     assert info["demo"] is False and info["buttons"] == [] and info["overrides"] is True
+    # The rules' constants, so the page keeps no copy of them.
+    assert info["dice"] == 5 and info["max_rolls"] == 3 and info["faces"] == ["bee", "honey", "zzz", "zombee"]
+    assert info["flower_totals"] == {"bee": 11, "question": 2, "zombee": 1}
+    assert info["lock_names"]["lions_den"] == "Lions' Den" and list(info["lock_names"]) == info["locks"]
 
 
 # --- reading ----------------------------------------------------------------------------------

@@ -119,6 +119,10 @@ def test_zombee_page_shows_the_game(site, page):
     expect(page.locator("#zb-flowers .flower.up")).to_have_count(4)
     expect(page.locator("#zb-flowers .flower.down")).to_have_count(10)
     expect(page.locator("#zb-odds")).to_contain_text("10%")
+    expect(page.locator("#zb-flower-text")).to_contain_text("3 of 11 bees, 1 of 2 question marks")  # /api/info
+    # Only dice the engine lists as a legal reroll can be tapped: the Zzz, the honey, and the ZomBee it frees.
+    expect(page.locator("#zb-controls .die-btn .die-label")).to_have_text(["Honey", "Zzz", "ZomBee"])
+    expect(page.locator("#zb-controls .die-btn.kept")).to_have_count(1)
     expect(page.locator("#chart svg.chart-svg")).to_be_visible()
     expect(page.locator("#chart .legend")).to_contain_text("Tom: 3")
     width = page.evaluate("document.documentElement.scrollWidth")

@@ -9,7 +9,8 @@ from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import (BadRequest, InternalServerError, NotFound, RequestEntityTooLarge, ServiceUnavailable,
                                  TooManyRequests, Unauthorized, UnsupportedMediaType)
 
-from companion.commands import DICE_FACES, FLOWER_KINDS, LOCKS, parse_command, quote
+from companion.commands import parse_command, quote
+from companion.constants import game_constants
 from companion.errors import CompanionError, GameLogError, IllegalCommand
 
 from .auth import bearer, pin_matches
@@ -102,9 +103,7 @@ def info():
         demo=c.demo_press is not None,
         buttons=list(c.demo_buttons) if c.demo_press is not None else [],
         heartbeat_s=c.heartbeat_s,
-        faces=list(DICE_FACES),
-        flowers=list(FLOWER_KINDS),
-        locks=list(LOCKS),
+        **game_constants(),  # the rules' numbers and names, so the page keeps no copies
         overrides=c.pin is not None,
         status=c.status() if c.status else {},
     )

@@ -146,20 +146,26 @@
     }
   }
 
+  /* The rules' constants come first: every state is drawn with them. */
   async function loadInfo() {
-    try {
-      const info = await (await fetch("/api/info", { cache: "no-store" })).json();
-      heartbeatS = info.heartbeat_s || heartbeatS;
-      TC.renderPanel(info);
-      showStatus(info.status || {});
-    } catch (err) {
-      setTimeout(loadInfo, 5000);
+    for (;;) {
+      try {
+        const info = await (await fetch("/api/info", { cache: "no-store" })).json();
+        TC.info = info;
+        heartbeatS = info.heartbeat_s || heartbeatS;
+        TC.renderPanel(info);
+        showStatus(info.status || {});
+        return;
+      } catch (err) {
+        offline();
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
     }
   }
 
-  document.addEventListener("DOMContentLoaded", () => {
+  document.addEventListener("DOMContentLoaded", async () => {
     TC.initOverrides();
-    loadInfo();
+    await loadInfo();
     connect();
     setInterval(watchdog, 5000);
     window.addEventListener("online", connect);

@@ -3,8 +3,7 @@
 
 (function (TC) {
   const { el, $, clear, icon } = TC;
-  const FACES = ["bee", "honey", "zzz", "zombee"];
-  let draft = null; // the roll being entered: {seq, counts, picked}
+  let draft = null; // the roll being entered: {seq, counts, picked, rerolls}
   let zooPlayer = null;
 
   function button(text, onclick, extra) {
@@ -18,7 +17,7 @@
   function counter(face) {
     const out = el("output", { class: "count", id: "count-" + face, "aria-live": "polite" }, String(draft.counts[face]));
     const change = (d) => () => {
-      draft.counts[face] = Math.max(0, Math.min(5, draft.counts[face] + d));
+      draft.counts[face] = Math.max(0, Math.min(TC.info.dice, draft.counts[face] + d));
       out.textContent = String(draft.counts[face]);
       updateRollHint();
     };
@@ -30,24 +29,44 @@
   }
 
   function wanted() {
-    return draft.first ? 5 : draft.picked.filter(Boolean).length;
+    return draft.first ? TC.info.dice : draft.picked.filter(Boolean).length;
+  }
+
+  function pickedFaces() {
+    return draft.pickable.filter((_, i) => draft.picked[i]).map((d) => d.face);
+  }
+
+  /* Whether the engine lists the picked dice as a reroll it would take. */
+  function pickIsLegal() {
+    const picked = pickedFaces().sort().join(",");
+    return draft.rerolls.some((r) => r.slice().sort().join(",") === picked);
   }
 
   function updateRollHint() {
-    const total = FACES.reduce((n, f) => n + draft.counts[f], 0);
+    const total = TC.info.faces.reduce((n, f) => n + draft.counts[f], 0);
     const need = wanted();
+    const allowed = draft.first || need === 0 || pickIsLegal();
     const hint = $("roll-hint");
-    if (hint) hint.textContent = `${total} of ${need} dice entered`;
+    if (hint) hint.textContent = allowed ? `${total} of ${need} dice entered` : "The rules do not let these dice be picked up together.";
     const go = $("roll-go");
-    if (go) go.disabled = total !== need || need === 0;
+    if (go) go.disabled = total !== need || need === 0 || !allowed;
   }
 
   function rollForm(s) {
     if (!draft || draft.seq !== s.seq || draft.game_id !== s.game_id) {
-      const pickable = s.last_roll.map((f) => ({ face: f, from: "roll" }))
-        .concat(s.kept.filter((f) => f === "zombee").map((f) => ({ face: f, from: "kept" })));
-      draft = { seq: s.seq, game_id: s.game_id, first: s.rolls === 0, pickable, picked: pickable.map(() => false),
-        counts: { bee: 0, honey: 0, zzz: 0, zombee: 0 } };
+      // The dice that may be picked up: the largest reroll the engine lists holds every other one.
+      const rerolls = TC.legalOf(s, "roll").filter((m) => m.reroll).map((m) => m.reroll);
+      const widest = rerolls.reduce((a, b) => (b.length > a.length ? b : a), []);
+      const inRoll = {};
+      for (const f of s.last_roll) inRoll[f] = (inRoll[f] || 0) + 1;
+      const pickable = widest.map((f) => {
+        const here = inRoll[f] > 0; // a die of the latest roll, else one set aside earlier
+        if (here) inRoll[f] -= 1;
+        return { face: f, from: here ? "roll" : "kept" };
+      });
+      const counts = Object.fromEntries(TC.info.faces.map((f) => [f, 0]));
+      draft = { seq: s.seq, game_id: s.game_id, first: !rerolls.length, pickable, picked: pickable.map(() => false),
+        counts, rerolls };
     }
     const box = el("div", { class: "stack" });
     if (!draft.first) {
@@ -64,11 +83,11 @@
       box.append(el("h3", { text: "1. Tap the dice picked up again" }), row);
     }
     box.append(el("h3", { text: draft.first ? "What the five dice show" : "2. What they show now" }));
-    box.append(el("div", { class: "counters" }, ...FACES.map(counter)));
+    box.append(el("div", { class: "counters" }, ...TC.info.faces.map(counter)));
     box.append(el("p", { class: "muted", id: "roll-hint" }));
     const actions = el("div", { class: "row" },
       el("button", { type: "button", class: "btn primary", id: "roll-go", onclick: sendRoll }, "Enter roll"));
-    if (!draft.first) actions.append(button("Stop rolling", () => TC.send({ cmd: "stop" })));
+    if (TC.legalOf(s, "stop").length) actions.append(button("Stop rolling", () => TC.send({ cmd: "stop" })));
     box.append(actions);
     setTimeout(updateRollHint, 0);
     return box;
@@ -76,26 +95,24 @@
 
   function sendRoll() {
     const faces = [];
-    for (const f of FACES) for (let i = 0; i < draft.counts[f]; i++) faces.push(f);
+    for (const f of TC.info.faces) for (let i = 0; i < draft.counts[f]; i++) faces.push(f);
     if (draft.first) return TC.send({ cmd: "roll", faces });
-    const reroll = draft.pickable.filter((_, i) => draft.picked[i]).map((d) => d.face);
-    return TC.send({ cmd: "roll", reroll, faces });
+    return TC.send({ cmd: "roll", reroll: pickedFaces(), faces });
   }
 
   function zombeeControls(s) {
     const box = clear($("zb-controls"));
-    if (s.phase === "roll") {
+    // Only what the engine lists as legal now is offered (Undo aside, which it explains when refused).
+    const flips = TC.legalOf(s, "flip");
+    const chooses = TC.legalOf(s, "choose");
+    if (TC.legalOf(s, "roll").length) {
       box.append(el("h3", { class: "for", text: `Enter for ${s.active}` }), rollForm(s));
-    } else if (s.phase === "flip") {
+    } else if (flips.length) {
       box.append(el("h3", { class: "for", text: `Flower turned over by ${s.pending}` }),
-        el("div", { class: "row" },
-          iconButton("bee", "Bee", () => TC.send({ cmd: "flip", result: "bee" })),
-          iconButton("question", "Question mark", () => TC.send({ cmd: "flip", result: "question" })),
-          iconButton("zombee", "ZomBee", () => TC.send({ cmd: "flip", result: "zombee" }))));
-    } else if (s.phase === "choose") {
-      const names = s.players.filter((p) => !p.eliminated && (p.name !== s.pending || s.pending === s.active));
+        el("div", { class: "row" }, ...flips.map((m) => iconButton(m.result, TC.LABELS[m.result], () => TC.send(m)))));
+    } else if (chooses.length) {
       box.append(el("h3", { class: "for", text: `${s.pending} chooses who turns over a flower` }),
-        el("div", { class: "row" }, ...names.map((p) => button(p.name, () => TC.send({ cmd: "choose", player: p.name })))));
+        el("div", { class: "row" }, ...chooses.map((m) => button(m.player, () => TC.send(m)))));
     }
     box.append(el("div", { class: "row" }, button("Undo last move", () => TC.send({ cmd: "undo" }), "warn")));
   }
@@ -108,8 +125,9 @@
       ...names.map((n) => el("option", { value: n, selected: n === zooPlayer }, n)));
     const who = () => zooPlayer;
     const count = el("input", { id: "zoo-count", type: "number", min: 1, max: 50, value: 1, inputmode: "numeric" });
-    const lock = el("select", { id: "zoo-lock" },
-      ...Object.entries(TC.LOCK_NAMES).map(([k, n]) => el("option", { value: k }, n)));
+    const locks = [...new Set(TC.legalOf(s, "collect_lock").map((m) => m.lock))]; // still on the board
+    const lock = el("select", { id: "zoo-lock", disabled: !locks.length },
+      ...locks.map((k) => el("option", { value: k }, TC.lockName(k))));
     box.append(
       el("div", { class: "row" }, el("label", { for: "zoo-player", text: "Hero" }), select),
       el("div", { class: "row" }, el("label", { for: "zoo-count", text: "Kills" }), count,

@@ -28,6 +28,14 @@ window.TC = window.TC || {};
     TC.$(id).hidden = !visible;
   };
 
+  /* The rules' constants (faces, dice, flower totals, lock names) from /api/info; app.js loads them first. */
+  TC.info = {};
+
+  /* The legal moves of one kind that the engine published with the state (see docs/state.md). */
+  TC.legalOf = (s, cmd) => ((s && s.legal) || []).filter((m) => m.cmd === cmd);
+
+  TC.lockName = (key) => (TC.info.lock_names && TC.info.lock_names[key]) || key;
+
   TC.possessive = (name) => (name.endsWith("s") ? name + "’" : name + "’s");
 
   /* Symbols: a shape and a word for each, never colour alone. */
@@ -98,7 +106,6 @@ window.TC = window.TC || {};
 
   /* A logged command in short words, for the history shown when a page opens. */
   TC.describe = function (c) {
-    const lock = (k) => (TC.LOCK_NAMES && TC.LOCK_NAMES[k]) || k;
     const signed = (n) => (n > 0 ? "+" + n : "−" + Math.abs(n));
     switch (c.cmd) {
       case "new_game": return `New ${c.game === "zoo" ? "Zombie Zoo" : "ZomBee"} game: ${c.players.join(", ")}`;
@@ -110,7 +117,7 @@ window.TC = window.TC || {};
       case "kill": return `${c.player} killed ${c.count || 1}`;
       case "life": return `${c.player} life ${signed(c.delta)}`;
       case "bullets": return `${c.player} bullets ${signed(c.delta)}`;
-      case "collect_lock": return `${c.player} collected ${lock(c.lock)}`;
+      case "collect_lock": return `${c.player} collected ${TC.lockName(c.lock)}`;
       case "animals_cleared": return "Animals cleared";
       default: return c.cmd;
     }

@@ -3,16 +3,14 @@
 
 (function (TC) {
   const { el, $, clear, icon, die, possessive } = TC;
-  const FLOWER_TOTAL = { bee: 11, question: 2, zombee: 1 };
-
   function headline(s) {
-    if (s.phase === "tournament_over") return [`${s.winner} wins the tournament!`, "Start a new game under Overrides."];
-    if (s.phase === "game_over") return [`${s.winner} wins!`, "The last player with honey. Start a new game under Overrides."];
+    if (s.over && s.variant === "tournament") return [`${s.winner} wins the tournament!`, "Start a new game under Overrides."];
+    if (s.over) return [`${s.winner} wins!`, "The last player with honey. Start a new game under Overrides."];
     const main = `${possessive(s.active)} turn`;
-    if (s.phase === "flip") return [main, `Now: ${s.pending} turns over a flower`];
-    if (s.phase === "choose") return [main, `Now: ${s.pending} chooses who turns over the next flower`];
-    if (s.rolls === 0) return [main, `Now: ${s.active} rolls all five dice`];
-    return [main, `Now: ${s.active} rolls again or stops (roll ${s.rolls} of 3 done)`];
+    if (TC.legalOf(s, "flip").length) return [main, `Now: ${s.pending} turns over a flower`];
+    if (TC.legalOf(s, "choose").length) return [main, `Now: ${s.pending} chooses who turns over the next flower`];
+    if (s.rolls === 0) return [main, `Now: ${s.active} rolls all ${TC.info.dice} dice`];
+    return [main, `Now: ${s.active} rolls again or stops (roll ${s.rolls} of ${TC.info.max_rolls} done)`];
   }
 
   function drops(kind, count, label) {
@@ -70,11 +68,12 @@
     }
     box.setAttribute("aria-label", `${f.face_down} flowers face down, ${f.bee} bees and ${f.question} question marks face up`);
     $("zb-flower-text").textContent =
-      `${f.face_down} face down · face up: ${f.bee} of ${FLOWER_TOTAL.bee} bees, ${f.question} of ${FLOWER_TOTAL.question} question marks`;
+      `${f.face_down} face down · face up: ${f.bee} of ${TC.info.flower_totals.bee} bees, ` +
+      `${f.question} of ${TC.info.flower_totals.question} question marks`;
     const odds = s.odds && s.odds.zombee_next_flip;
     const line = $("zb-odds");
     clear(line);
-    if (typeof odds === "number" && s.phase !== "game_over" && s.phase !== "tournament_over") {
+    if (typeof odds === "number" && !s.over) {
       line.append("Chance the next flower is the ZomBee: ",
         el("strong", { text: `${Math.round(odds * 100)}%` }),
         el("span", { class: "muted", text: ` (1 in ${f.face_down})` }));

@@ -3,12 +3,6 @@
 
 (function (TC) {
   const { el, $, clear } = TC;
-  TC.LOCK_NAMES = {
-    tiger_trail: "Tiger Trail",
-    lions_den: "Lions’ Den",
-    hyena_hideout: "Hyena Hideout",
-    polar_bears: "Polar Bears",
-  };
   const LOCK_STATES = {
     "60:00": ["◷", "60:00", "locked, long timer"],
     "30:00": ["◑", "30:00", "locked, short timer"],
@@ -25,7 +19,7 @@
   }
 
   function headline(s) {
-    if (s.phase === "game_over") {
+    if (s.over) {
       const w = s.winners || [];
       return [w.length ? `${w.join(" and ")} ${w.length > 1 ? "win" : "wins"}!` : "Game over", "Start a new game under Overrides."];
     }
@@ -38,8 +32,8 @@
 
   function renderLocks(s) {
     const box = clear($("zoo-locks"));
-    for (const [key, name] of Object.entries(TC.LOCK_NAMES)) {
-      const raw = s.locks[key];
+    for (const [key, raw] of Object.entries(s.locks)) {
+      const name = TC.lockName(key);
       const [symbol, word, meaning] = LOCK_STATES[raw] || ["", raw, raw];
       const holders = s.players.filter((p) => (p.locks || []).includes(key)).map((p) => p.name);
       box.append(el("div", { class: "lock lock-" + String(raw).replace(":", "") , "aria-label": `${name}: ${meaning}` },
@@ -50,7 +44,10 @@
     const r = $("zoo-release");
     clear(r);
     if (s.next_release_in === null) {
-      r.append(s.phase === "game_over" ? "The game is over." : "No lock is left on the board: play on until one hero is left or the animals are cleared.");
+      let why = "No lock is left on the board: play on until one hero is left or the animals are cleared.";
+      if (s.over) why = "The game is over.";
+      else if (TC.legalOf(s, "collect_lock").length) why = "The release clock will not run again: every living hero has reached it.";
+      r.append(why);
     } else {
       r.append("Kills to the next release: ", el("strong", { text: String(s.next_release_in) }),
         el("span", { class: "muted", text: ` (every ${s.release_at})` }));
@@ -64,10 +61,10 @@
 
   function renderPlayers(s) {
     const body = clear($("zoo-players"));
-    const lead = s.phase === "game_over" ? s.winners || [] : leaders(s);
+    const lead = s.over ? s.winners || [] : leaders(s);
     for (const p of s.players) {
       const isLead = lead.includes(p.name);
-      const locks = (p.locks || []).map((k) => TC.LOCK_NAMES[k] || k).join(", ") || "—";
+      const locks = (p.locks || []).map(TC.lockName).join(", ") || "—";
       body.append(el("tr", { class: (isLead ? "leader " : "") + (p.alive === false ? "dead" : "") },
         el("th", { scope: "row" }, isLead ? el("span", { class: "star", "aria-label": "leader: ", text: "★ " }) : null, p.name,
           p.alive === false ? el("span", { class: "badge badge-out", text: "Dead" }) : null),
