@@ -235,16 +235,21 @@ def _keys(cls: type[Command]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return required, optional
 
 
+def read_json(text: str | bytes | bytearray) -> Any:
+    """A command's JSON text as Python values, or BadCommand quoting the text."""
+    try:
+        return json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        shown = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")
+        raise BadCommand(f"not JSON: {quote(shown)} ({exc})") from None
+
+
 def parse_command(raw: Mapping[str, Any] | str | bytes | Command) -> Command:
     """Turn a JSON object (or its text) into a Command, or raise BadCommand naming what was wrong."""
     if isinstance(raw, Command):
         return raw
     if isinstance(raw, (str, bytes, bytearray)):
-        try:
-            raw = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
-            text = raw if isinstance(raw, str) else bytes(raw).decode("utf-8", "replace")
-            raise BadCommand(f"not JSON: {quote(text)} ({exc})") from None
+        raw = read_json(raw)
     if not isinstance(raw, Mapping):
         raise BadCommand(f"a command must be a JSON object like {{\"cmd\": \"stop\"}}, got {quote(raw)}")
     name = raw.get("cmd")

@@ -4,44 +4,75 @@ Camera readings, panel presses, phone overrides and the CLI all put commands on
 one queue; the engine thread validates each, commits it to the game log and
 then publishes the new state (or the refusal) to every subscriber: the phone
 pages, the LEDs. Nothing else ever changes the game.
+
+A command arrives parsed (a `Command`; a dict or JSON text is parsed here, once)
+and goes on typed into the game log and the engine.
+
+Subscribing and reading the current state are one step: a subscription's first
+message is the state as it stood when it began, and every later state follows
+exactly once, so no subscriber compares sequence numbers.
 """
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
 from concurrent.futures import Future
 from typing import Any
 
 from .commands import Command, NewGame, parse_command, quote
+from .engine import Engine
 from .errors import CompanionError
 from .gamelog import GameLog
-from .replay import iter_replay
 
 SUBSCRIBER_BACKLOG = 256
 
 
 class Subscription:
-    """A subscriber's own queue of published messages."""
+    """A subscriber's own queue of published messages; the first is the current state.
 
-    def __init__(self, table: "Table"):
+    A subscriber that stops reading never stalls the engine: when its queue is full it
+    loses its oldest messages, or, with `end_when_full`, it is ended (a phone's stream
+    then closes and the page reconnects for a fresh state).
+    """
+
+    def __init__(self, table: "Table", backlog: int, end_when_full: bool):
         self._table = table
-        self._queue: queue.Queue = queue.Queue(maxsize=SUBSCRIBER_BACKLOG)
+        self._queue: queue.Queue = queue.Queue(maxsize=backlog)
+        self._end_when_full = end_when_full
         self.closed = False
 
     def get(self, timeout: float | None = None) -> dict | None:
-        """The next message, or None when `timeout` passes first."""
+        """The next message; None when `timeout` passes first, or at once once the subscription has ended."""
         try:
-            return self._queue.get(timeout=timeout)
+            message = self._queue.get(timeout=timeout)
         except queue.Empty:
             return None
+        if message is _END:
+            self._queue.put_nowait(_END)  # later calls return at once too
+            return None
+        return message
 
     def _put(self, message: dict) -> None:
-        # A subscriber that stopped reading loses its oldest messages, never stalls the engine.
-        while True:
+        while not self.closed:
             try:
                 self._queue.put_nowait(message)
+                return
+            except queue.Full:
+                if self._end_when_full:
+                    self.end()
+                    return
+                try:
+                    self._queue.get_nowait()
+                except queue.Empty:
+                    pass
+
+    def end(self) -> None:
+        """Stop delivering and wake the reader: its pending `get` returns None (safe to call twice)."""
+        self.close()
+        while True:  # make room for the end mark; what is unread no longer matters
+            try:
+                self._queue.put_nowait(_END)
                 return
             except queue.Full:
                 try:
@@ -58,6 +89,9 @@ class Subscription:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+_END = object()  # put in a subscription's queue when it ends
 
 
 class Table:
@@ -94,13 +128,16 @@ class Table:
 
     # --- inputs ---------------------------------------------------------------------------
 
-    def submit(self, command: Any, source: str, timeout: float = 5.0) -> dict:
-        """Apply a command and wait: the new state, or IllegalCommand with the reason."""
+    def submit(self, command: Command | Any, source: str, timeout: float = 5.0) -> dict:
+        """Apply a command and wait: the new state, or IllegalCommand with the reason.
+
+        Adapters parse at their edge and pass a Command; a dict or JSON text is parsed on
+        the engine thread (a malformed one is refused like an illegal one)."""
         future: Future = Future()
         self._queue.put(("command", command, source, future))
         return future.result(timeout)
 
-    def post(self, command: Any, source: str) -> None:
+    def post(self, command: Command | Any, source: str) -> None:
         """Queue a command without waiting (for button and camera callbacks); refusals are published."""
         self._queue.put(("command", command, source, None))
 
@@ -117,9 +154,12 @@ class Table:
     def state(self) -> dict | None:
         return self._state
 
-    def subscribe(self) -> Subscription:
-        sub = Subscription(self)
-        with self._sub_lock:
+    def subscribe(self, *, backlog: int = SUBSCRIBER_BACKLOG, end_when_full: bool = False) -> Subscription:
+        """A new subscription whose first message is the current state:
+        `{"type": "state", "state": ..., "events": [], "source": None, "initial": True}`."""
+        sub = Subscription(self, backlog, end_when_full)
+        with self._sub_lock:  # the engine thread changes the state under the same lock
+            sub._put({"type": "state", "state": self._state, "events": [], "source": None, "initial": True})
             self._subscribers.append(sub)
         return sub
 
@@ -134,9 +174,15 @@ class Table:
         """The state after each accepted command of the current game, for the page's chart."""
         if self.game_id is None:
             return []
-        records = self.log.records(self.game_id)
-        replayed = iter_replay(json.dumps(r.command) for r in records)
-        return [{"seq": r.seq, "time": r.time, "state": engine.state()} for r, (_, engine, _) in zip(records, replayed)]
+        out, engine = [], None
+        for r in self.log.records(self.game_id):
+            cmd = parse_command(r.command)
+            if engine is None:
+                engine = Engine(cmd)
+            else:
+                engine.apply(cmd)
+            out.append({"seq": r.seq, "time": r.time, "state": engine.state()})
+        return out
 
     # --- the engine thread --------------------------------------------------------------------
 
@@ -145,8 +191,12 @@ class Table:
             if sub in self._subscribers:
                 self._subscribers.remove(sub)
 
-    def _publish(self, message: dict) -> None:
+    def _publish(self, message: dict, state: dict | None = None) -> None:
+        """Deliver to every subscriber; with `state`, it becomes the current state in the same step
+        (so a subscription begun meanwhile has it either as its first message or as this one)."""
         with self._sub_lock:
+            if state is not None:
+                self._state = state
             subscribers = list(self._subscribers)
         for sub in subscribers:
             sub._put(message)
@@ -178,10 +228,10 @@ class Table:
                 if future is not None and not future.done():
                     future.set_exception(CompanionError(reason))
 
-    def _apply(self, command: Any, source: str, future: Future | None) -> None:
+    def _apply(self, command: Command | Any, source: str, future: Future | None) -> None:
         try:
-            cmd = parse_command(command)
-            applied = self.log.apply(self.game_id, command if isinstance(command, dict) else cmd.to_dict(), source)
+            cmd = parse_command(command)  # a no-op for a Command: the edge has parsed it
+            applied = self.log.apply(self.game_id, cmd, source)
         except CompanionError as exc:
             shown = command.to_dict() if isinstance(command, Command) else command
             if not isinstance(shown, (dict, list, str, int, float, type(None))):
@@ -192,8 +242,8 @@ class Table:
             return
         if isinstance(cmd, NewGame) or applied.game_id != self.game_id:
             self.game_id = applied.game_id
-        self._state = {**applied.state, "game_id": applied.game_id, "seq": applied.seq}
-        self._publish({"type": "state", "state": self._state, "events": [e.to_dict() for e in applied.events],
-                       "source": source, "command": cmd.to_dict()})
+        state = {**applied.state, "game_id": applied.game_id, "seq": applied.seq}
+        self._publish({"type": "state", "state": state, "events": [e.to_dict() for e in applied.events],
+                       "source": source, "command": cmd.to_dict()}, state=state)
         if future is not None:
-            future.set_result(self._state)
+            future.set_result(state)

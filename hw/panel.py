@@ -117,9 +117,10 @@ class Panel:
         if self._thread is not None:
             return self
         self._stopping.clear()
-        self._sub = self.table.subscribe()  # before reading the state, so no message falls between
+        self._sub = self.table.subscribe()
+        first = self._sub.get(timeout=0)  # a subscription's first message is the current state
         with self._lock:
-            self._state = self.table.state()
+            self._state = first["state"]
             self._highlight = reconcile(NOTHING, self._state)
         for name, button in self._buttons.items():
             button.when_pressed = functools.partial(self._press_edge, name)
@@ -280,14 +281,9 @@ class Panel:
         """Take one table message into account (the listener thread calls this)."""
         kind = message.get("type")
         with self._lock:
-            if kind == "state":
-                new = message.get("state")
-                old = self._state
-                stale = (old is not None and new is not None and old.get("game_id") == new.get("game_id")
-                         and (new.get("seq") or 0) < (old.get("seq") or 0))
-                if not stale:
-                    self._state = new
-                    self._highlight = reconcile(self._highlight, new, old)
+            if kind == "state":  # each state comes once and in order: the subscription starts with the current one
+                old, self._state = self._state, message.get("state")
+                self._highlight = reconcile(self._highlight, self._state, old)
             elif kind == "refused" and message.get("source") == SOURCE:
                 self.last_refusal = message.get("error")
                 self._refused_until = self.clock() + self.refused_for

@@ -33,6 +33,7 @@ def test_no_game_yet_means_no_state(table):
 def test_refusal_raises_for_the_submitter_and_is_published_to_everyone(table):
     table.submit(NEW, "web")
     with table.subscribe() as sub:
+        assert sub.get(2)["initial"]
         with pytest.raises(IllegalCommand, match="not rolled yet"):
             table.submit({"cmd": "stop"}, "web")
         msg = sub.get(timeout=2)
@@ -43,6 +44,7 @@ def test_refusal_raises_for_the_submitter_and_is_published_to_everyone(table):
 def test_posted_commands_are_applied_in_order_and_published_with_events(table):
     table.submit(NEW, "web")
     with table.subscribe() as sub:
+        assert sub.get(2)["initial"]
         table.post({"cmd": "roll", "faces": ["zombee"] * 5}, "camera")
         table.post({"cmd": "flip", "result": "bee"}, "panel")
         first, second = sub.get(2), sub.get(2)
@@ -55,6 +57,7 @@ def test_posted_commands_are_applied_in_order_and_published_with_events(table):
 def test_malformed_posted_command_is_refused_with_the_reason(table):
     table.submit(NEW, "web")
     with table.subscribe() as sub:
+        assert sub.get(2)["initial"]
         table.post("{not json", "panel")
         msg = sub.get(2)
     assert msg["type"] == "refused" and "not JSON" in msg["error"]
@@ -62,16 +65,50 @@ def test_malformed_posted_command_is_refused_with_the_reason(table):
 
 def test_notices_are_published_in_order(table):
     with table.subscribe() as sub:
+        assert sub.get(2)["initial"]
         table.notify("camera", online=False)
         assert sub.get(2) == {"type": "notice", "kind": "camera", "online": False}
 
 
 def test_closed_subscription_gets_nothing_more(table):
     sub = table.subscribe()
+    assert sub.get(2)["initial"]
     sub.close()
     assert table.subscriber_count() == 0
     table.notify("camera", online=True)
     assert sub.get(timeout=0.05) is None
+
+
+def test_a_subscription_starts_with_the_current_state(table):
+    with table.subscribe() as sub:
+        assert sub.get(2) == {"type": "state", "state": None, "events": [], "source": None, "initial": True}
+    state = table.submit(NEW, "web")
+    with table.subscribe() as sub:
+        assert sub.get(2)["state"] == state == table.state()
+
+
+def test_subscribing_while_commands_flow_sees_every_state_exactly_once(table):
+    table.submit(NEW, "web")
+    watch = table.subscribe()
+    subs = []
+    for _ in range(20):
+        table.post({"cmd": "roll", "faces": ["bee"] * 5}, "camera")
+        table.post({"cmd": "undo"}, "web")
+    # Each time a state is published, subscribe again: the engine thread is busy with the next command.
+    while (message := watch.get(2)) is not None and message["state"]["seq"] < 41:
+        subs.append(table.subscribe())
+    last = table.submit({"cmd": "roll", "faces": ["bee"] * 5}, "camera")["seq"]
+    assert len(subs) == 40
+    for sub in subs:
+        seqs = []
+        while not seqs or seqs[-1] < last:
+            message = sub.get(2)
+            assert message is not None and message["type"] == "state"
+            assert message.get("initial", False) == (not seqs)  # the state it began with, then updates
+            seqs.append(message["state"]["seq"])
+        assert seqs == list(range(seqs[0], last + 1))  # no state twice, none missing
+        sub.close()
+    watch.close()
 
 
 def test_many_writers_one_consistent_game(table):

@@ -181,6 +181,7 @@ def test_watcher_sends_the_roll_and_reports_a_lost_camera_then_reconnects(table)
 
     settler = ScriptedSettler([reading(["bee", "bee", "honey", "zzz", "zombee"])])
     with table.subscribe() as sub:
+        assert sub.get(2)["initial"]
         watcher = TrayWatcher(table, open_camera, settler, retry_s=0.01).start()
         try:
             assert reconnected.wait(5)
@@ -200,6 +201,7 @@ def test_a_reading_the_rules_refuse_asks_to_check_the_dice(table):
     watcher = TrayWatcher(table, lambda: ScriptedCamera(0), ScriptedSettler([]))
     watcher.tracker.expect_reroll(table.state(), ["zombee", "zombee"])  # two ZomBees with no Zzz
     with table.subscribe() as sub:
+        assert sub.get(2)["initial"]
         action = watcher.handle(moved(["bee", "bee"]))
         messages = [sub.get(2), sub.get(2)]
     assert action.command is not None
@@ -212,6 +214,7 @@ def test_watcher_tells_the_panel_while_the_dice_are_still_rolling(table):
     # Two moving frames, then the dice at rest: "settling" once, then "still" once.
     settler = ScriptedSettler([None, None, reading(["bee", "bee", "honey", "zzz", "zombee"]), None])
     with table.subscribe() as sub:
+        assert sub.get(2)["initial"]
         watcher = TrayWatcher(table, lambda: ScriptedCamera(4), settler, retry_s=5).start()
         try:
             messages = []

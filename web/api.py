@@ -113,11 +113,11 @@ def info():
 def command():
     require_pin()
     raw = json_body()
-    cmd = parse_command(raw)  # BadCommand (an IllegalCommand) -> 400 before the engine sees it
+    cmd = parse_command(raw)  # parsed once, here: BadCommand (an IllegalCommand) -> 400 before the engine sees it
     try:
         # `companion send` says it is the CLI; any other client is a phone.
         source = "cli" if request.headers.get("X-Companion-Source") == "cli" else "web"
-        new_state = ctx().table.submit(cmd.to_dict(), source, timeout=ctx().submit_timeout)
+        new_state = ctx().table.submit(cmd, source, timeout=ctx().submit_timeout)
     except TimeoutError:
         raise ServiceUnavailable("the table did not answer in time; the command may still be applied") from None
     except IllegalCommand:

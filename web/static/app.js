@@ -14,9 +14,9 @@
     return s ? `${s.game_id}:${s.seq}` : "none";
   }
 
-  /* Show a state (from the stream, or the answer to our own command). */
+  /* Show a state: from the stream (which starts with the current state and then carries each new
+     one once, in order), or the answer to our own command while the stream is down. */
   TC.applyState = function (state) {
-    if (state && current && state.game_id === current.game_id && state.seq < current.seq) return; // older
     const changed = key(state) !== key(current);
     current = state || null;
     TC.show("chart-card", !!current);
@@ -95,6 +95,11 @@
     }
     if (status.camera === "lost") showAlert("alert-camera", "Camera offline: enter rolls on the page or the panel.");
   }
+
+  /* While the stream is live it brings every state, our own commands' included. */
+  TC.streamLive = function () {
+    return !!source && source.readyState === EventSource.OPEN;
+  };
 
   function offline() {
     TC.setStatus("offline", "Offline · retrying");

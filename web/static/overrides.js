@@ -75,7 +75,7 @@
     const state = await post("/api/commands", cmd);
     if (state) {
       message("Done.", "ok");
-      TC.applyState(state);
+      if (!TC.streamLive()) TC.applyState(state); // else the stream shows it, in order with the others
     }
     return state;
   };
