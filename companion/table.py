@@ -24,6 +24,7 @@ from .commands import Command, NewGame, parse_command, quote
 from .engine import Engine
 from .errors import CompanionError
 from .gamelog import GameLog
+from .notices import NoticeKind, check_status
 
 SUBSCRIBER_BACKLOG = 256
 
@@ -141,8 +142,11 @@ class Table:
         """Queue a command without waiting (for button and camera callbacks); refusals are published."""
         self._queue.put(("command", command, source, None))
 
-    def notify(self, kind: str, **data: Any) -> None:
-        """Publish a notice (camera offline, check the dice, restarted) in order with the game's messages."""
+    def notify(self, kind: NoticeKind | str, **data: Any) -> None:
+        """Publish a notice (camera offline, check the dice, restarted) in order with the game's messages.
+
+        The kinds and their statuses are companion.notices; a status its kind lacks is a ValueError here."""
+        check_status(kind, data)
         self._queue.put(("notice", kind, data))
 
     def refuse(self, error: str, source: str, command: Any = None) -> None:

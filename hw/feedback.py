@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from companion.events import ALARM_KINDS
+from companion.notices import CameraStatus, DiceStatus, NoticeKind
 from companion.legal import of_kind
 
 from .mapping import NOTHING, Highlight
@@ -41,8 +42,6 @@ SOUNDS = {
     "refused": (0.05, 0.05, 3),  # a press the rules did not allow
 }
 
-LOST = frozenset({"lost", "error", "gone", "failed", "disconnected", "unavailable"})
-SETTLING = frozenset({"settling", "moving", "waiting", "unsteady", "rolling"})
 
 
 @dataclass(frozen=True)
@@ -113,28 +112,11 @@ def sound_for(message: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _status_word(notice: Mapping[str, Any]) -> str:
-    for key in ("status", "state", "event"):
-        value = notice.get(key)
-        if isinstance(value, str):
-            return value.casefold()
-    return ""
-
-
 def camera_notice(notice: Mapping[str, Any], lost: bool, settling: bool) -> tuple[bool, bool]:
-    """(camera_lost, settling) after a `notice` message; unchanged for other notices.
-
-    Reads `{"type": "notice", "kind": "camera", "status": "lost"|"ok"|...}` (also
-    `"ok": false`) and `{"kind": "dice", "status": "settling"|"read"|...}`.
-    """
-    kind = notice.get("kind")
-    word = _status_word(notice)
-    if kind == "camera":
-        if word in LOST or notice.get("ok") is False or notice.get("lost") is True:
-            return True, False
-        if word in SETTLING:
-            return False, True
-        return False, settling if word == "" else False
-    if kind == "dice":
-        return lost, word in SETTLING or notice.get("settling") is True
+    """(camera_lost, settling) after a `notice` message (companion.notices); unchanged for other notices."""
+    kind, status = notice.get("kind"), notice.get("status")
+    if kind == NoticeKind.CAMERA and status in (CameraStatus.OK, CameraStatus.LOST):
+        return status == CameraStatus.LOST, False
+    if kind == NoticeKind.DICE and status is not None:
+        return lost, status == DiceStatus.SETTLING
     return lost, settling

@@ -32,6 +32,7 @@ from gpiozero.exc import GPIOZeroError
 from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin
 
 from companion.errors import ConfigError
+from companion.notices import NoticeKind
 
 from .debounce import DEFAULT_SETTLE, Debouncer
 from .feedback import (BLINK, BLINK_TIMES, FAST, OFF, ON, REFUSED_FOR, SEAT_BLINK, SOUNDS, Look, camera_notice, look,
@@ -263,7 +264,7 @@ class Panel:
 
     def _ask_for_roll(self) -> None:
         """Roll's default: tell the dice reader (through the table) to read the tray now."""
-        self.table.notify("roll_requested", source=SOURCE)
+        self.table.notify(NoticeKind.ROLL_REQUESTED, source=SOURCE)
 
     # --- table messages ----------------------------------------------------------------------
 
@@ -287,11 +288,8 @@ class Panel:
             elif kind == "refused" and message.get("source") == SOURCE:
                 self.last_refusal = message.get("error")
                 self._refused_until = self.clock() + self.refused_for
-            elif kind == "notice" and message.get("kind") in ("camera", "dice"):
+            elif kind == "notice":
                 self._camera_lost, self._settling = camera_notice(message, self._camera_lost, self._settling)
-            elif kind == "notice" and message.get("kind") not in ("refused", "roll_requested"):
-                old, self._state = self._state, self.table.state()  # e.g. a restart: read it afresh
-                self._highlight = reconcile(self._highlight, self._state, old)
             if kind == "notice":
                 self.last_notice = dict(message)
             sound = sound_for(message)

@@ -21,6 +21,7 @@ from typing import Any
 from companion.config import Settings, default_config_path, load_settings, read_config
 from companion.errors import CompanionError, ConfigError
 from companion.gamelog import GameLog
+from companion.notices import NoticeKind
 from companion.table import Table
 
 from .demo import DemoRoller, demo_camera
@@ -106,8 +107,8 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
         })
         watcher.start()
         if restarted:
-            table.notify("restart", text=f"The companion restarted; game {state['game_id']} continues where it stood "
-                                         f"(move {state['seq']}).")
+            table.notify(NoticeKind.RESTART, text=f"The companion restarted; game {state['game_id']} continues "
+                                                  f"where it stood (move {state['seq']}).")
         return parts
     except BaseException:
         shutdown(parts)

@@ -68,8 +68,8 @@ def test_sounds_for_messages():
 
 def test_camera_and_dice_notices():
     assert camera_notice({"kind": "camera", "status": "lost"}, False, False) == (True, False)
-    assert camera_notice({"kind": "camera", "ok": False}, False, False) == (True, False)
+    assert camera_notice({"kind": "camera", "text": "The camera is offline."}, True, False) == (True, False)
     assert camera_notice({"kind": "camera", "status": "ok"}, True, False) == (False, False)
     assert camera_notice({"kind": "dice", "status": "settling"}, False, False) == (False, True)
-    assert camera_notice({"kind": "dice", "status": "read"}, False, True) == (False, False)
+    assert camera_notice({"kind": "dice", "status": "still"}, False, True) == (False, False)
     assert camera_notice({"kind": "restart"}, True, True) == (True, True)

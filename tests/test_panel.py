@@ -347,8 +347,10 @@ def test_camera_and_dice_notices_drive_the_status_led(rig):
     assert rig.panel.wait_until(lambda p: p.led_modes()["status"] == "on", WAIT)
     rig.table.notify("dice", status="settling")
     assert rig.panel.wait_until(lambda p: p.led_modes()["status"] == "blink", WAIT)
-    rig.table.notify("dice", status="read")
+    rig.table.notify("dice", status="still")
     assert rig.panel.wait_until(lambda p: p.led_modes()["status"] == "on", WAIT)
+    with pytest.raises(ValueError, match="settling, still, check, selected"):
+        rig.table.notify("dice", status="moving")  # one vocabulary (companion.notices): a typo fails loudly
 
 
 def test_roll_button_asks_the_table_by_default(table, factory):

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from companion.errors import CompanionError, IllegalCommand
 from companion.legal import allows, of_kind
+from companion.notices import CameraStatus, DiceStatus, NoticeKind
 from companion.zombee_dice import DICE
 
 from .reader import Reading
@@ -180,7 +181,7 @@ class TrayWatcher:
                     else "Camera is back: dice are read again.") if ok else \
                 f"Camera offline ({error}): enter rolls on the page or the panel until it returns."
             self.camera_ok = ok
-            self.table.notify("camera", status="ok" if ok else "lost", text=text)
+            self.table.notify(NoticeKind.CAMERA, status=CameraStatus.OK if ok else CameraStatus.LOST, text=text)
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -223,7 +224,7 @@ class TrayWatcher:
         # The panel's status LED blinks while dice are still rolling; only changes are sent.
         if moving != self._settling:
             self._settling = moving
-            self.table.notify("dice", status="settling" if moving else "still")
+            self.table.notify(NoticeKind.DICE, status=DiceStatus.SETTLING if moving else DiceStatus.STILL)
 
     def handle(self, reading: Reading) -> TrayAction:
         """Turn one settled reading into a command, a selection, or a request to check the dice."""
@@ -233,15 +234,15 @@ class TrayWatcher:
             try:
                 self.table.submit(action.command, "camera")
             except IllegalCommand as exc:
-                self.table.notify("dice", status="check", text=f"Check the dice: {exc}",
+                self.table.notify(NoticeKind.DICE, status=DiceStatus.CHECK, text=f"Check the dice: {exc}",
                                   seen=reading.faces)
             except (CompanionError, TimeoutError):
                 pass  # the table itself is in trouble; its own messages say so
         elif action.selected is not None:
-            self.table.notify("dice", status="selected", seen=list(action.selected),
+            self.table.notify(NoticeKind.DICE, status=DiceStatus.SELECTED, seen=list(action.selected),
                               text=f"Dice to roll again: {', '.join(action.selected)}.")
         elif action.check is not None:
-            self.table.notify("dice", status="check", text=action.check[0].upper() + action.check[1:],
+            self.table.notify(NoticeKind.DICE, status=DiceStatus.CHECK, text=action.check[0].upper() + action.check[1:],
                               seen=reading.faces)
         return action
 
