@@ -7,6 +7,8 @@ that snapshot exactly instead of re-deriving it.
 
 from __future__ import annotations
 
+import functools
+from enum import Enum
 from typing import Any, Protocol
 
 from .commands import Command, NewGame, Undo, parse_command, quote
@@ -25,21 +27,44 @@ class Game(Protocol):
     def outcome(self) -> str: ...
 
 
-def snapshot(value: Any) -> Any:
-    """A deep copy of a game's plain data: lists, dicts and objects holding them.
+# What a game may hold, so that undo can restore it: values shared between snapshots because
+# they never change, containers copied element by element, and plain objects (dataclasses,
+# frozen or not, and classes with a __dict__) whose attributes are copied the same way.
+# Anything else (a deque, a Counter, a bytearray, a function ...) is refused with a TypeError
+# rather than shared, because a shared mutable value would silently survive an undo.
+SHARED = frozenset({str, int, float, bool, type(None), bytes})
+BUILTIN_VALUES = (list, dict, tuple, set, frozenset, str, int, float, bytes)
 
-    copy.deepcopy does the same but spends most of a replay on its memo and
-    reduce protocol; a game's state never shares or cycles, so neither is needed.
+
+def snapshot(value: Any) -> Any:
+    """A deep copy of a game's state, made only of what a game may hold (see above).
+
+    copy.deepcopy would spend most of a replay on its memo and reduce protocol; a
+    game's state never shares or cycles, so neither is needed. Dict keys are shared.
     """
-    if isinstance(value, list):
+    t = type(value)
+    if t in SHARED:
+        return value
+    if t is list:
         return [snapshot(v) for v in value]
-    if isinstance(value, dict):
+    if t is dict:
         return {k: snapshot(v) for k, v in value.items()}
-    if hasattr(value, "__dict__") and not isinstance(value, type):
-        copied = object.__new__(type(value))
+    if t is tuple or t is set or t is frozenset:
+        return t(snapshot(v) for v in value)
+    if isinstance(value, Enum):
+        return value
+    if _plain_object(t) and hasattr(value, "__dict__"):
+        copied = object.__new__(t)
         copied.__dict__.update({k: snapshot(v) for k, v in value.__dict__.items()})
         return copied
-    return value  # str, int, bool, None, and tuples of them are immutable
+    raise TypeError(f"a game cannot hold a {t.__module__}.{t.__qualname__} ({value!r:.60}): undo could not "
+                    "restore it; use str, numbers, None, enums, lists, dicts, tuples, sets or plain objects of these")
+
+
+@functools.cache
+def _plain_object(t: type) -> bool:
+    """A class of ours whose instances keep everything in __dict__ (not a builtin, a subclass of one, or slotted)."""
+    return t.__module__ != "builtins" and not issubclass(t, (type, *BUILTIN_VALUES)) and "__slots__" not in t.__dict__
 
 
 def start_game(cmd: NewGame) -> Game:

@@ -89,3 +89,54 @@ def test_commands_of_another_game_are_refused(cmd):
     with pytest.raises(IllegalCommand, match="not a ZomBee command"):
         e.apply(cmd)
     assert e.state() == before and not e.can_undo()
+
+
+def test_snapshot_copies_everything_a_game_may_hold():
+    from dataclasses import dataclass, field
+    from enum import Enum
+
+    from companion.engine import snapshot
+
+    class Phase(Enum):
+        ROLL = "roll"
+
+    @dataclass
+    class Seat:
+        name: str
+        marks: set = field(default_factory=set)
+
+    @dataclass(frozen=True)
+    class Rule:
+        names: tuple
+        notes: list
+
+    game = {"seats": [Seat("Ann", {1})], "order": ("a", ["x"]), "taken": {"bee"},
+            "rule": Rule(("a",), [1]), "phase": Phase.ROLL, "gone": frozenset({"zzz"}), "honey": 2.5}
+    copy = snapshot(game)
+    copy["seats"][0].marks.add(2)
+    copy["order"][1].append("y")
+    copy["taken"].add("honey")
+    copy["rule"].notes.append(2)
+    assert game == {"seats": [Seat("Ann", {1})], "order": ("a", ["x"]), "taken": {"bee"},
+                    "rule": Rule(("a",), [1]), "phase": Phase.ROLL, "gone": frozenset({"zzz"}), "honey": 2.5}
+    assert copy["phase"] is Phase.ROLL and copy["rule"] == Rule(("a",), [1, 2])
+
+
+def test_snapshot_refuses_what_undo_could_not_restore():
+    from collections import Counter, OrderedDict, deque
+
+    from companion.engine import snapshot
+
+    for value in (deque([1]), Counter(bee=1), OrderedDict(a=1), bytearray(b"x"), print, lambda: 1):
+        with pytest.raises(TypeError, match=f"cannot hold a .*{type(value).__qualname__}"):
+            snapshot({"held": [value]})
+
+
+def test_a_game_holding_a_deque_fails_loudly_at_its_first_move():
+    from collections import deque
+
+    engine = Engine(NEW)
+    engine.game.history = deque()  # what a careless rules change might add
+    with pytest.raises(TypeError, match="deque"):
+        engine.apply({"cmd": "roll", "faces": ["bee"] * 5})
+    assert engine.seq == 1 and engine.state()["rolls"] == 0
