@@ -76,9 +76,13 @@ class ZomBee:
         """Who the player choosing after a question mark may name."""
         return [i for i in self.living() if i != self.chooser or self.chooser == self.active]
 
+    def can_flip(self, kind: str) -> bool:
+        """Whether a face-down flower can still be a `kind` (the ZomBee flower is always face down)."""
+        return kind == "zombee" or self.face_up[kind] < FLOWERS[kind]
+
     def legal_flips(self) -> list[str]:
-        """What the next flower turned over can still be (the ZomBee flower is always face down)."""
-        return [kind for kind in FLOWERS if kind == "zombee" or self.face_up[kind] < FLOWERS[kind]]
+        """What the next flower turned over can still be."""
+        return [kind for kind in FLOWERS if self.can_flip(kind)]
 
     def legal(self) -> list[dict]:
         """Every command the game would take now, one per distinct choice (see companion.legal)."""
@@ -180,7 +184,7 @@ class ZomBee:
         who = self.players[seat].name
         if cmd.player is not None and cmd.player != who:
             raise IllegalCommand(f"it is {who}'s flower to turn over, not {quote(cmd.player)}'s")
-        if cmd.result not in self.legal_flips():
+        if not self.can_flip(cmd.result):
             left = ", ".join(self.legal_flips())
             raise IllegalCommand(
                 f"a {cmd.result} cannot be under the face-down flowers: all {FLOWERS[cmd.result]} are face up already; "
