@@ -9,7 +9,7 @@
     model = "/home/pi/dice-model.npz"   # from `companion vision calibrate`
     still_ms = 300          # how long the dice must lie still before they are read
 
-    [panel.buttons] / [panel.leds]      # the pin map: see the README's panel section
+    [panel.buttons] / [panel.leds]      # the pin map: see docs/panel.md
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """ZomBee: the turn flow, flowers, honey and the tournament, as the companion enforces them.
 
-The README states the rules in plain words; this module is their exact form.
+docs/zombee.md states the rules in plain words; this module is their exact form.
 Every `apply` validates the whole command before it changes anything (the
 Engine also works on a copy, so a refusal can never leave half a change).
 """

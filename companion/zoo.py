@@ -3,7 +3,7 @@
 The board, the pawns and the fights stay on the table; the companion tracks
 what decides the game: each hero's life, bullets, kills and lock tokens, the
 four cage locks and their automatic release, who is still alive, and the final
-score. The README states the rules in plain words. Every command is checked
+score. docs/zoo.md states the rules in plain words. Every command is checked
 completely before anything changes, so a refusal leaves the game exactly as it
 was (the Engine also works on a copy).
 """

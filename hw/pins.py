@@ -1,6 +1,6 @@
 """The panel's pin map: which BCM pin each button and LED is wired to.
 
-The default map is the wiring table in the README's panel section. The companion's config
+The default map is the wiring table in docs/panel.md. The companion's config
 file (TOML) can move any part or leave it out:
 
     [panel.buttons]
@@ -68,7 +68,7 @@ class PinMap:
         return {**self.buttons, **self.leds}
 
     def wiring_table(self) -> str:
-        """A Markdown table: part, BCM pin, header pin (what the README shows for the default map)."""
+        """A Markdown table: part, BCM pin, header pin (what docs/panel.md shows for the default map)."""
         rows = ["| Part | BCM | Header pin | Other leg to |", "|---|---|---|---|"]
         for name, pin in self.buttons.items():
             rows.append(f"| button `{name}` | GPIO{pin} | {HEADER_PIN[pin]} | GND |")

@@ -36,7 +36,7 @@ def test_wiring_table_lists_every_part_with_its_header_pin():
 
 
 def test_docs_show_the_default_wiring_table():
-    doc = (ROOT / "README.md").read_text(encoding="utf-8")
+    doc = (ROOT / "docs" / "panel.md").read_text(encoding="utf-8")
     assert DEFAULT_PIN_MAP.wiring_table() in doc
 
 
