@@ -17,6 +17,10 @@ class BadCommand(IllegalCommand):
     """Input that is not a well-formed command at all (not JSON, unknown key, wrong type)."""
 
 
+class NotJSON(BadCommand):
+    """Text that is not JSON at all (the web answers 415 for it, other bad input 400)."""
+
+
 class GameLogError(CompanionError, RuntimeError):
     """The game log on disk cannot be read: torn, corrupted, or not a companion database."""
 

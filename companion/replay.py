@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Iterable, Iterator
 
-from .commands import NewGame, parse_command
+from .commands import NewGame, load_json, parse_command
 from .engine import Engine
 from .errors import CompanionError, IllegalCommand
 
@@ -32,7 +31,8 @@ def iter_replay(lines: Iterable[str]) -> Iterator[tuple[int, Engine, dict]]:
         if not text.strip():
             continue
         try:
-            cmd = parse_command(text)
+            raw = load_json(text)  # bounded: a crafted line is refused, never a RecursionError
+            cmd = parse_command(raw)
             if engine is None:
                 if not isinstance(cmd, NewGame):
                     raise IllegalCommand(f"the first command must be new_game, got {text.strip()}")
@@ -41,7 +41,7 @@ def iter_replay(lines: Iterable[str]) -> Iterator[tuple[int, Engine, dict]]:
                 engine.apply(cmd)
         except CompanionError as exc:
             raise RefusedLine(number, str(exc)) from None
-        yield number, engine, json.loads(text)  # kept as given, so export gives back the same lines
+        yield number, engine, raw  # kept as given, so export gives back the same lines
     if engine is None:
         raise RefusedLine(max(last, 1), "the game log holds no command; its first line must be a new_game command")
 

@@ -179,16 +179,22 @@ class Zoo:
         hero.kills += cmd.count
         events = [Event("kill", f"{hero.name} killed {_plural(cmd.count, 'Zombie')} ({hero.kills} in all).", hero.name)]
         for reached in self._thresholds_reached(before, hero.kills):
+            if not self.locks_on_board():
+                break  # every lock has left the board: later thresholds step nothing
             events += self._step_locks(hero, reached)
         return events
 
-    def _thresholds_reached(self, before: int, after: int) -> list[int]:
-        """The kill totals, passed on the way from `before` to `after`, that step the locks."""
+    def _thresholds_reached(self, before: int, after: int) -> range:
+        """The kill totals, passed on the way from `before` to `after`, that step the locks.
+
+        A range, not a list: its size and cost do not grow with the kill count, and the
+        caller stops after the two steps that take every lock off the board.
+        """
         t = self.release_at
         if self.lock_release == "first_time":
             # A living player's kills only grow, so crossing the threshold now is their first time.
-            return [t] if before < t <= after else []
-        return [m * t for m in range(before // t + 1, after // t + 1)]
+            return range(t, t + 1) if before < t <= after else range(0)
+        return range((before // t + 1) * t, after // t * t + 1, t)
 
     def _step_locks(self, hero: Hero, reached: int) -> list[Event]:
         moving = self.locks_on_board()

@@ -150,8 +150,8 @@ def test_kills_add_up_and_score_a_point_each():
 
 
 def test_kill_count_below_one_is_refused():
-    refused(zoo(), kill("Ann", 0), "at least 1", error=BadCommand)
-    refused(zoo(), kill("Ann", -2), "at least 1", error=BadCommand)
+    refused(zoo(), kill("Ann", 0), "from 1 to 100", error=BadCommand)
+    refused(zoo(), kill("Ann", -2), "from 1 to 100", error=BadCommand)
 
 
 def test_reaching_six_kills_steps_every_lock_once_with_three_players():

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import (BadRequest, InternalServerError, NotFound, RequestEntityTooLarge, ServiceUnavailable,
                                  TooManyRequests, Unauthorized, UnsupportedMediaType)
 
-from companion.commands import DICE_FACES, FLOWER_KINDS, LOCKS, parse_command, quote
-from companion.errors import CompanionError, GameLogError, IllegalCommand
+from companion.commands import DICE_FACES, FLOWER_KINDS, LOCKS, load_json, parse_command, quote
+from companion.errors import BadCommand, CompanionError, GameLogError, IllegalCommand, NotJSON
 
 from .auth import bearer, pin_matches
 from .chart import chart
@@ -54,9 +53,11 @@ def json_body() -> dict:
     if len(data) > limit:
         raise RequestEntityTooLarge()
     try:
-        value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        value = load_json(data)  # bounded depth and number length: 400, never a RecursionError
+    except NotJSON as exc:
         raise UnsupportedMediaType(f"the body is not JSON ({exc})") from None
+    except BadCommand as exc:
+        raise BadRequest(str(exc)) from None
     if not isinstance(value, dict):
         raise BadRequest(f"the body must be a JSON object, got {quote(value)}")
     return value
