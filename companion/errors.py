@@ -8,6 +8,10 @@ Each error also mixes in the builtin a caller would naturally catch, so
 class CompanionError(Exception):
     """Root of every error the companion raises on purpose."""
 
+    # What a viewer without the PIN may read when the message names the machine (a path,
+    # SQLite's words); None: the message itself is fit to show to anyone.
+    public: str | None = None
+
 
 class IllegalCommand(CompanionError, ValueError):
     """A command the rules do not allow now. Nothing was changed."""
@@ -23,6 +27,14 @@ class NotJSON(BadCommand):
 
 class GameLogError(CompanionError, RuntimeError):
     """The game log on disk cannot be read: torn, corrupted, or not a companion database."""
+
+
+class StoreError(GameLogError):
+    """An accepted command (or game) that could not be written: disk full, card read-only.
+    Nothing changed; str() names the file and SQLite's reason, for the server's log only."""
+
+    public = ("the game log could not store the command (is the disk full or read-only?); "
+              "nothing was changed, and the server's log has the details")
 
 
 class UnknownGame(CompanionError, LookupError):

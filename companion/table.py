@@ -9,6 +9,7 @@ pages, the LEDs. Nothing else ever changes the game.
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import threading
 from concurrent.futures import Future
@@ -20,6 +21,7 @@ from .gamelog import GameLog
 from .replay import iter_replay
 
 SUBSCRIBER_BACKLOG = 256
+logger = logging.getLogger(__name__)
 
 
 class Subscription:
@@ -173,7 +175,8 @@ class Table:
             try:
                 self._apply(command, source, future)
             except Exception as exc:  # a bug must not kill the only writer
-                reason = f"internal error while applying {quote(command)}: {exc!r}"
+                logger.exception("internal error while applying %s", quote(command))
+                reason = f"internal error while applying {quote(command)}; the server's log has the details"
                 self._publish({"type": "refused", "error": reason, "source": source, "command": command})
                 if future is not None and not future.done():
                     future.set_exception(CompanionError(reason))
@@ -186,7 +189,9 @@ class Table:
             shown = command.to_dict() if isinstance(command, Command) else command
             if not isinstance(shown, (dict, list, str, int, float, type(None))):
                 shown = repr(shown)
-            self._publish({"type": "refused", "error": str(exc), "source": source, "command": shown})
+            if exc.public is not None:  # the details name the machine: the server's log only
+                logger.error("%s", exc)
+            self._publish({"type": "refused", "error": exc.public or str(exc), "source": source, "command": shown})
             if future is not None:
                 future.set_exception(exc)
             return

@@ -124,12 +124,12 @@ def command():
         raise ServiceUnavailable("the table did not answer in time; the command may still be applied") from None
     except IllegalCommand:
         raise
-    except GameLogError as exc:
+    except GameLogError as exc:  # the details (a path, SQLite's words) go to the server's log only
         current_app.logger.error("command not stored: %s", exc)
-        raise ServiceUnavailable(f"the game log could not take the command: {exc}") from None
+        raise ServiceUnavailable(exc.public or "the game log could not take the command") from None
     except CompanionError as exc:
         current_app.logger.error("command failed: %s", exc)
-        raise InternalServerError(str(exc)) from None
+        raise InternalServerError(exc.public or "internal error") from None
     return jsonify(new_state)
 
 
