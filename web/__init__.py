@@ -12,6 +12,9 @@ Config keys (all optional except TABLE):
   DEMO_PRESS   callable press(button, hold_s); enables POST /api/demo/press
   DEMO_BUTTONS the button names press() accepts (default: DEFAULT_DEMO_BUTTONS)
   AUTH_MAX_FAILURES, AUTH_WINDOW_S, AUTH_LOCKOUT_S  wrong-PIN lockout (5 in 300 s -> 120 s)
+  AUTH_OVERALL_FAILURES, AUTH_OVERALL_WINDOW_S, AUTH_SLOW_S  all addresses together: after 20 wrong
+               PINs in 300 s, one guess per 5 s from addresses that never showed the right PIN
+  ALLOWED_HOSTS  extra Host names served (default: loopback, this machine's names, any IP); "*": any
   CLOCK        monotonic clock for the lockout (default time.monotonic)
   SUBMIT_TIMEOUT  seconds to wait for the Table to take a command (default 5)
   MAX_BODY     largest request body in bytes (default 16 KiB); larger gets 413
@@ -59,6 +62,10 @@ def defaults() -> dict[str, Any]:
         "AUTH_MAX_FAILURES": 5,
         "AUTH_WINDOW_S": 300.0,
         "AUTH_LOCKOUT_S": 120.0,
+        "AUTH_OVERALL_FAILURES": 20,
+        "AUTH_OVERALL_WINDOW_S": 300.0,
+        "AUTH_SLOW_S": 5.0,
+        "ALLOWED_HOSTS": (),
         "CLOCK": time.monotonic,
         "SUBMIT_TIMEOUT": 5.0,
         "MAX_BODY": MAX_BODY,
@@ -67,7 +74,7 @@ def defaults() -> dict[str, Any]:
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    from . import api, errors, pages, stream
+    from . import api, errors, hosts, pages, stream
 
     app = Flask(__name__)
     app.config.update(defaults())
@@ -87,7 +94,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         table=table,
         hub=Hub(table, max_streams=int(cfg["MAX_STREAMS"])),
         limiter=Limiter(max_failures=cfg["AUTH_MAX_FAILURES"], window_s=cfg["AUTH_WINDOW_S"],
-                        lockout_s=cfg["AUTH_LOCKOUT_S"], clock=cfg["CLOCK"]),
+                        lockout_s=cfg["AUTH_LOCKOUT_S"], overall_failures=cfg["AUTH_OVERALL_FAILURES"],
+                        overall_window_s=cfg["AUTH_OVERALL_WINDOW_S"], slow_s=cfg["AUTH_SLOW_S"], clock=cfg["CLOCK"]),
         pin=cfg["PIN"] or None,
         heartbeat_s=float(cfg["HEARTBEAT_S"]),
         submit_timeout=float(cfg["SUBMIT_TIMEOUT"]),
@@ -99,6 +107,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
     errors.install(app)
+    hosts.install(app)
     return app
 
 

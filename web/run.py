@@ -90,7 +90,9 @@ def demo_camera() -> Any:
 def _settings(args: argparse.Namespace) -> tuple[Settings, str | None]:
     path = args.config or default_config_path()
     settings = load_settings(read_config(path), str(path) if path else "the config file")
-    overrides = {k: getattr(args, k) for k in ("db", "host", "port", "pin", "camera", "model") if getattr(args, k)}
+    # `is not None`: `--pin ''` must reach the PIN check and be refused, not fall back to a random PIN.
+    overrides = {k: getattr(args, k) for k in ("db", "host", "port", "pin", "camera", "model")
+                 if getattr(args, k) is not None}
     return Settings(**{**settings.__dict__, **overrides}), (str(path) if path else None)
 
 
@@ -133,7 +135,7 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
                                        on_roll=on_roll).start()
         status = {"demo": demo, "restarted": restarted, "started": clock()}
         parts["app"] = create_app({
-            "TABLE": table, "PIN": pin,
+            "TABLE": table, "PIN": pin, "ALLOWED_HOSTS": settings.host_names(),
             "DEMO_PRESS": panel.press if demo else None, "DEMO_BUTTONS": panel.buttons,
             "STATUS": lambda: {**status, "camera": {True: "ok", False: "lost", None: "starting"}[watcher.camera_ok]},
         })
