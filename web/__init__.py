@@ -9,11 +9,15 @@ Config keys (all optional except TABLE):
   PIN          the override PIN (str); None or "" disables every override (401)
   MAX_STREAMS  open event streams allowed at once (default 60); more get 503
   HEARTBEAT_S  seconds between heartbeat comments on /events (default 5)
-  DEMO_PRESS   callable press(button, hold_s); enables POST /api/demo/press
+  DEMO_PRESS   callable press(button, hold_s); enables POST /api/demo/press (a hold runs off
+               the request's thread, one per button: web.holds)
   DEMO_BUTTONS the button names press() accepts (default: DEFAULT_DEMO_BUTTONS)
   AUTH_MAX_FAILURES, AUTH_WINDOW_S, AUTH_LOCKOUT_S  wrong-PIN lockout (5 in 300 s -> 120 s)
   AUTH_OVERALL_FAILURES, AUTH_OVERALL_WINDOW_S, AUTH_SLOW_S  all addresses together: after 20 wrong
                PINs in 300 s, one guess per 5 s from addresses that never showed the right PIN
+  MAX_STREAMS_PER_ADDRESS  open event streams one address may hold (default 4); more get 429
+  MAX_CONNECTIONS_PER_ADDRESS  open connections one address may hold under waitress (default 12)
+  UNCAPPED_ADDRESSES  addresses exempt from both caps (default loopback: the machine itself)
   ALLOWED_HOSTS  extra Host names served (default: loopback, this machine's names, any IP); "*": any
   CLOCK        monotonic clock for the lockout (default time.monotonic)
   SUBMIT_TIMEOUT  seconds to wait for the Table to take a command (default 5)
@@ -30,7 +34,10 @@ from typing import Any, Callable
 from flask import Flask
 
 from .auth import Limiter
+from .fair import MAX_STREAMS_PER_ADDRESS
+from .holds import Holds
 from .hub import Hub
+from .wire import MAX_CONNECTIONS_PER_ADDRESS, UNCAPPED
 
 # The panel's own buttons (hw.pins); `companion run` passes the ones its panel really has.
 DEFAULT_DEMO_BUTTONS = ("Bee", "Question", "ZomBee", "Select", "OK", "Stop", "Undo", "Roll",
@@ -66,6 +73,9 @@ def defaults() -> dict[str, Any]:
         "AUTH_OVERALL_WINDOW_S": 300.0,
         "AUTH_SLOW_S": 5.0,
         "ALLOWED_HOSTS": (),
+        "MAX_STREAMS_PER_ADDRESS": MAX_STREAMS_PER_ADDRESS,
+        "MAX_CONNECTIONS_PER_ADDRESS": MAX_CONNECTIONS_PER_ADDRESS,
+        "UNCAPPED_ADDRESSES": UNCAPPED,
         "CLOCK": time.monotonic,
         "SUBMIT_TIMEOUT": 5.0,
         "MAX_BODY": MAX_BODY,
@@ -99,7 +109,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         pin=cfg["PIN"] or None,
         heartbeat_s=float(cfg["HEARTBEAT_S"]),
         submit_timeout=float(cfg["SUBMIT_TIMEOUT"]),
-        demo_press=cfg["DEMO_PRESS"],
+        demo_press=Holds(cfg["DEMO_PRESS"]) if cfg["DEMO_PRESS"] is not None else None,
         demo_buttons=tuple(cfg["DEMO_BUTTONS"]),
         status=cfg["STATUS"],
     )

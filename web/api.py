@@ -13,9 +13,9 @@ from companion.errors import BadCommand, CompanionError, GameLogError, IllegalCo
 
 from .auth import bearer, pin_matches
 from .chart import chart
+from .holds import MAX_HOLD_S
 
 bp = Blueprint("api", __name__)
-MAX_HOLD_S = 10.0
 
 
 def ctx():
