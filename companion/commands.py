@@ -39,7 +39,10 @@ def quote(value: Any) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
-        text = repr(value)
+        try:
+            text = repr(value)
+        except (ValueError, RecursionError):  # an int past Python's 4300-digit limit, a cycle
+            text = f"<a {type(value).__name__} too large to show>"
     return text if len(text) <= 200 else text[:197] + "..."
 
 

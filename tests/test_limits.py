@@ -58,12 +58,18 @@ def test_the_bounds_themselves_are_accepted():
     ('{"cmd":"life","player":"Ann","delta":1e999999999999999999999}', "at most 20"),
     ('{"cmd":"life","player":"Ann","delta":NaN}', "NaN is not a number JSON allows"),
     ("x" * (16 * 1024 + 1), "is too long; a command has at most 16384"),
-])
+], ids=["deep", "string-brackets", "4300-digits", "huge-exponent", "nan", "too-long"])
 def test_json_beyond_what_a_command_needs_is_refused_before_decoding(text, fragment):
     with pytest.raises(BadCommand) as info:
         load_json(text)
     assert fragment in str(info.value)
     assert len(str(info.value)) < 400  # one readable line, not the input echoed back
+
+
+def test_a_python_caller_with_a_giant_number_gets_a_refusal_not_a_crash():
+    """The panel or a plugin passing a dict never went through JSON: the bounds still hold."""
+    with pytest.raises(BadCommand, match="from -100 to 100"):
+        parse_command({"cmd": "life", "player": "Ann", "delta": 10**5000})
 
 
 def test_brackets_inside_names_are_not_nesting():
@@ -108,7 +114,7 @@ def client(table):
     (DEEP, "nests 981 levels"),
     ('{"cmd":"life","player":"Ann","delta":' + LONG_INT + "}", "4300 characters"),
     ('{"cmd":"kill","player":"Ann","count":100000000}', "from 1 to 100"),
-])
+], ids=["deep", "4300-digits", "huge-count"])
 def test_hostile_bodies_get_400_json_and_change_nothing(client, body, fragment):
     assert client.post("/api/commands", json=ZOO, headers=AUTH).status_code == 200
     before = client.get("/api/state").get_json()
@@ -125,7 +131,7 @@ def test_hostile_bodies_get_400_json_and_change_nothing(client, body, fragment):
     "[" * 3000 + "]" * 3000,
     '{"cmd":"life","player":"Ann","delta":' + LONG_INT + "}",
     '{"cmd":"kill","player":"Ann","count":100000000}',
-])
+], ids=["deep", "4300-digits", "huge-count"])
 def test_crafted_jsonl_lines_are_one_line_refusals(tmp_path, capsys, bad):
     src = tmp_path / "crafted.jsonl"
     src.write_text(json.dumps(ZOO) + "\n" + bad + "\n")
