@@ -106,6 +106,16 @@ def test_a_rebinding_host_is_refused_as_json(app, path):
     assert "attacker.example" in r.get_json()["error"] and "allowed_hosts" in r.get_json()["error"]
 
 
+def test_a_request_without_host_is_served(table):
+    """HTTP/1.0 tools may leave Host out; a browser never does, so no rebinding page can."""
+    from web.serve import ServerThread
+
+    app = create_app({"TABLE": table})
+    with ServerThread(app) as srv, socket.create_connection(("127.0.0.1", int(srv.port)), timeout=5) as s:
+        s.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
+        assert s.makefile("rb").readline().split()[1] == b"200"
+
+
 def test_the_check_can_be_switched_off(table):
     app = create_app({"TABLE": table, "ALLOWED_HOSTS": "*"})
     assert app.test_client().get("/api/info", headers={"Host": "anything.example"}).status_code == 200

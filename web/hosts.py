@@ -71,7 +71,9 @@ def install(app: Flask) -> None:
 
     @app.before_request
     def check_host():
-        host = request.host or ""
+        host = request.environ.get("HTTP_HOST")
+        if host is None:
+            return  # HTTP/1.0 without Host: no browser (and so no rebinding page) sends that
         if not host_is_served(host, allowed):
             shown = host if len(host) <= 80 else host[:77] + "..."
             raise MisdirectedRequest(
