@@ -119,3 +119,15 @@ def test_a_request_without_host_is_served(table):
 def test_the_check_can_be_switched_off(table):
     app = create_app({"TABLE": table, "ALLOWED_HOSTS": "*"})
     assert app.test_client().get("/api/info", headers={"Host": "anything.example"}).status_code == 200
+
+
+def test_allowed_hosts_come_from_the_config_file(tmp_path, table):
+    from companion.config import load_settings, read_config
+
+    path = tmp_path / "companion.toml"
+    path.write_text('[companion]\nhost = "192.168.1.5"\nallowed_hosts = "pi.lan, table.home"\n')
+    settings = load_settings(read_config(path))
+    assert settings.host_names() == ["192.168.1.5", "pi.lan", "table.home"]
+    client = create_app({"TABLE": table, "ALLOWED_HOSTS": settings.host_names()}).test_client()
+    assert client.get("/api/info", headers={"Host": "table.home:8000"}).status_code == 200
+    assert client.get("/api/info", headers={"Host": "pi.lan.attacker.example"}).status_code == 421
