@@ -70,7 +70,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         ns = argparse.Namespace(demo=True, db=str(Path(tmp) / "g.sqlite"), config=None, host="127.0.0.1",
-                                port=None, pin="1357", camera=None, model=None)
+                                port=None, pin="135791", camera=None, model=None)
         parts = build(ns)
         table, panel = parts["table"], parts["panel"]
         server = ServerThread(parts["app"], "127.0.0.1", 0).start()
@@ -88,7 +88,7 @@ def main() -> None:
 
             conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
             body = json.dumps({"button": "Kill", "hold_s": 0})
-            headers = {"Content-Type": "application/json", "Authorization": "Bearer 1357"}
+            headers = {"Content-Type": "application/json", "Authorization": "Bearer 135791"}
             all_ms, each_ms = [], []
             for _ in range(args.presses):
                 seq = (table.state()["game_id"], table.state()["seq"] + 1)

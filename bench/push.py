@@ -43,7 +43,7 @@ def phones(port: int, n: int, pipe) -> None:
     buffers: dict[socket.socket, bytes] = {}
     for _ in range(n):
         s = socket.create_connection(("127.0.0.1", port))
-        s.sendall(b"GET /events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n")
+        s.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
         s.setblocking(False)
         sel.register(s, selectors.EVENT_READ)
         buffers[s] = b""

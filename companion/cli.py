@@ -14,7 +14,6 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from .commands import parse_command
 from .errors import CompanionError
 from .gamelog import GameLog
 from .paths import default_db_path

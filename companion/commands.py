@@ -10,24 +10,107 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Mapping
 
-from .errors import BadCommand
+from .errors import BadCommand, NotJSON
 
 DICE_FACES = ("bee", "honey", "zzz", "zombee")
 FLOWER_KINDS = ("bee", "question", "zombee")
 LOCKS = ("tiger_trail", "lions_den", "hyena_hideout", "polar_bears")
 GAMES = ("zombee", "zoo")
 
+# Bounds on what one command may carry (the README's "Limits" table). Each is far above
+# what a game needs and keeps every command constant in time and memory.
+MAX_COMMAND_CHARS = 16 * 1024  # one command's JSON text (the web's body limit too)
+MAX_NESTING = 3  # an object holding a list is 2 deep; nothing a command needs goes deeper
+MAX_NUMBER_CHARS = 20  # digits (and sign, point, exponent) of one JSON number
+MAX_NAME_CHARS = 40  # a player's name, a variant, a rule option or its value
+MAX_PLAYERS = 12  # names in new_game (each game then says its own range: ZomBee 2-5, Zoo 2-6)
+MAX_RULES = 4  # house-rule options in new_game
+MAX_FACES = 10  # faces in roll's faces or reroll (a ZomBee roll has 5 dice)
+MAX_COUNT = 100  # kills in one kill command
+MAX_DELTA = 100  # life or bullets gained or lost in one command (either sign)
+
 
 def quote(value: Any) -> str:
     """Render the user's input compactly for an error message."""
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError):
-        text = repr(value)
+    except (TypeError, ValueError, RecursionError):
+        try:
+            text = repr(value)
+        except (ValueError, RecursionError):  # an int past Python's 4300-digit limit, a cycle
+            text = f"<a {type(value).__name__} too large to show>"
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _nesting(text: str) -> int:
+    """How deep the arrays and objects of a JSON text go (brackets inside strings do not count)."""
+    if text.count("[") + text.count("{") <= MAX_NESTING:
+        return 0  # too few brackets to go too deep: the usual case costs two C-speed counts
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in "]}":
+            depth -= 1
+    return deepest
+
+
+def _number(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        if len(text) > MAX_NUMBER_CHARS:
+            raise BadCommand(f"the number {text[:20]}... has {len(text)} characters; "
+                             f"a command's numbers have at most {MAX_NUMBER_CHARS}")
+        return kind(text)
+    return parse
+
+
+def _no_constant(name: str) -> Any:
+    raise BadCommand(f"{name} is not a number JSON allows; send a finite number")
+
+
+def load_json(text: str | bytes | bytearray) -> Any:
+    """Decode one command's JSON text within the bounds above, or raise BadCommand.
+
+    Python's json module recurses once per level and turns any number into an int
+    however long, so depth and number length are checked first: a crafted line is
+    a one-line refusal, never a RecursionError or a second spent converting digits.
+    Text that is not JSON at all raises NotJSON (a BadCommand).
+    """
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise NotJSON(f"not JSON: {quote(bytes(text[:200]).decode('utf-8', 'replace'))} ({exc})") from None
+    if len(text) > MAX_COMMAND_CHARS:
+        raise BadCommand(f"a command of {len(text)} characters ({quote(text[:100])}) is too long; "
+                         f"a command has at most {MAX_COMMAND_CHARS}")
+    deepest = _nesting(text)
+    if deepest > MAX_NESTING:
+        raise BadCommand(f"{quote(text[:60])} nests {deepest} levels deep; a command nests at most {MAX_NESTING}")
+    try:
+        return json.loads(text, parse_int=_number(int), parse_float=_number(float), parse_constant=_no_constant)
+    except BadCommand:
+        raise
+    except (ValueError, RecursionError) as exc:
+        raise NotJSON(f"not JSON: {quote(text)} ({exc})") from None
+
+
+def _name(raw: Mapping, key: str, value: str) -> str:
+    if len(value) > MAX_NAME_CHARS:
+        raise BadCommand(f"{key!r} is {len(value)} characters long ({quote(value)}); "
+                         f"at most {MAX_NAME_CHARS} are allowed")
+    if not value.isprintable() and any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in value):
+        raise BadCommand(f"{key!r} holds a control character ({quote(value)}); use letters, digits and spaces")
+    return value
 
 
 def _str(raw: Mapping, key: str, *, choices: tuple[str, ...] | None = None) -> str:
@@ -36,14 +119,16 @@ def _str(raw: Mapping, key: str, *, choices: tuple[str, ...] | None = None) -> s
         raise BadCommand(f"{key!r} must be a string, got {quote(value)} in {quote(raw)}")
     if choices is not None and value not in choices:
         raise BadCommand(f"{key!r} must be one of {', '.join(choices)}; got {quote(value)} in {quote(raw)}")
-    return value
+    return _name(raw, key, value)
 
 
-def _int(raw: Mapping, key: str) -> int:
+def _int(raw: Mapping, key: str, low: int, high: int) -> int:
     value = raw[key]
     # bool is an int subclass; true/false as a count is always a typo.
     if type(value) is not int:
         raise BadCommand(f"{key!r} must be a whole number, got {quote(value)} in {quote(raw)}")
+    if not low <= value <= high:
+        raise BadCommand(f"{key!r} must be from {low} to {high}, got {quote(value)} in {quote(raw)}")
     return value
 
 
@@ -51,6 +136,8 @@ def _faces(raw: Mapping, key: str) -> tuple[str, ...]:
     value = raw[key]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise BadCommand(f"{key!r} must be a list of faces ({', '.join(DICE_FACES)}), got {quote(value)}")
+    if len(value) > MAX_FACES:
+        raise BadCommand(f"{key!r} lists {len(value)} faces; a roll shows at most {MAX_FACES} (got {quote(value)})")
     bad = [v for v in value if v not in DICE_FACES]
     if bad:
         raise BadCommand(f"{key!r} has {quote(bad[0])}, which is not a die face; faces are {', '.join(DICE_FACES)}")
@@ -97,9 +184,14 @@ class NewGame(Command):
         players = raw["players"]
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
             raise BadCommand(f"'players' must be a list of names in seating order, got {quote(players)}")
+        if len(players) > MAX_PLAYERS:
+            raise BadCommand(f"'players' lists {len(players)} names; no game seats more than {MAX_PLAYERS} "
+                             f"(got {quote(players)})")
         names = tuple(p.strip() for p in players)
         if any(not n for n in names):
             raise BadCommand(f"player names must not be empty, got {quote(players)}")
+        for n in names:
+            _name(raw, "players", n)
         folded = [n.casefold() for n in names]
         dupes = sorted({n for n, f in zip(names, folded) if folded.count(f) > 1})
         if dupes:
@@ -109,6 +201,12 @@ class NewGame(Command):
             not isinstance(rules, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in rules.items())
         ):
             raise BadCommand(f"'rules' must be an object of named options, got {quote(rules)}")
+        if rules is not None:
+            if len(rules) > MAX_RULES:
+                raise BadCommand(f"'rules' has {len(rules)} options; at most {MAX_RULES} (got {quote(rules)})")
+            for k, v in rules.items():
+                _name(rules, "rules", k)
+                _name(rules, "rules", v)
         variant = _str(raw, "variant") if "variant" in raw else None
         return cls(_str(raw, "game", choices=GAMES), names, variant, rules)
 
@@ -166,9 +264,7 @@ class Kill(Command):
 
     @classmethod
     def _parse(cls, raw):
-        count = _int(raw, "count") if "count" in raw else 1
-        if count < 1:
-            raise BadCommand(f"'count' must be at least 1, got {count} in {quote(raw)}")
+        count = _int(raw, "count", 1, MAX_COUNT) if "count" in raw else 1
         return cls(_str(raw, "player"), count)
 
 
@@ -192,7 +288,7 @@ class _PlayerDelta(Command):
 
     @classmethod
     def _parse(cls, raw):
-        return cls(_str(raw, "player"), _int(raw, "delta"))
+        return cls(_str(raw, "player"), _int(raw, "delta", -MAX_DELTA, MAX_DELTA))
 
 
 @dataclass(frozen=True)
@@ -235,21 +331,12 @@ def _keys(cls: type[Command]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return required, optional
 
 
-def read_json(text: str | bytes | bytearray) -> Any:
-    """A command's JSON text as Python values, or BadCommand quoting the text."""
-    try:
-        return json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
-        shown = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")
-        raise BadCommand(f"not JSON: {quote(shown)} ({exc})") from None
-
-
 def parse_command(raw: Mapping[str, Any] | str | bytes | Command) -> Command:
     """Turn a JSON object (or its text) into a Command, or raise BadCommand naming what was wrong."""
     if isinstance(raw, Command):
         return raw
     if isinstance(raw, (str, bytes, bytearray)):
-        raw = read_json(raw)
+        raw = load_json(raw)
     if not isinstance(raw, Mapping):
         raise BadCommand(f"a command must be a JSON object like {{\"cmd\": \"stop\"}}, got {quote(raw)}")
     name = raw.get("cmd")

@@ -4,10 +4,12 @@
     db = "/home/pi/.local/share/table-companion/games.sqlite"
     host = "0.0.0.0"
     port = 8000
-    pin = "4711"            # --pin and COMPANION_PIN in the environment come first
+    pin = "471108"          # at least 6 characters; --pin and COMPANION_PIN come first
     camera = "picamera2"    # or a webcam index ("0"), a folder of images, "synthetic"
     model = "/home/pi/dice-model.npz"   # from `companion vision calibrate`
     still_ms = 300          # how long the dice must lie still before they are read
+    allowed_hosts = "pi.lan, companion.home"  # more names phones may use (localhost, this
+                            # machine's name, NAME.local and IP addresses always work)
 
     [panel.buttons] / [panel.leds]      # the pin map: see docs/panel.md
 """
@@ -33,6 +35,11 @@ class Settings:
     camera: str | None = None
     model: str | None = None
     still_ms: int = 300
+    allowed_hosts: str | None = None
+
+    def host_names(self) -> list[str]:
+        """The Host names the page is served under besides this machine's own (hosts.py)."""
+        return [self.host, *(h.strip() for h in (self.allowed_hosts or "").split(",") if h.strip())]
 
     def db_path(self) -> Path:
         return Path(self.db) if self.db else default_db_path()

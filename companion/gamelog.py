@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 
 from .commands import NewGame, parse_command
 from .engine import Engine
-from .errors import CompanionError, GameLogError, IllegalCommand, UnknownGame
+from .errors import CompanionError, GameLogError, IllegalCommand, StoreError, UnknownGame
 from .events import Event
 from .replay import replay_lines
 
@@ -199,7 +199,7 @@ class GameLog:
             except sqlite3.Error as exc:
                 # The command was applied in memory but not stored: rebuild from what is on disk.
                 self._engines[game_id], _ = replay_lines(json.dumps(r.command) for r in self.records(game_id))
-                raise GameLogError(f"could not store the command in {self.path}: {exc}") from None
+                raise StoreError(f"could not store the command in {self.path}: {exc}") from None
             return Applied(game_id, engine.seq, tuple(events), engine.state())
 
     def import_jsonl(self, lines: Iterable[str], source: str = "import") -> int:
@@ -220,7 +220,7 @@ class GameLog:
                     [(gid, seq, now, src, json.dumps(c, ensure_ascii=False)) for seq, (c, src) in enumerate(commands, 1)],
                 )
         except sqlite3.Error as exc:
-            raise GameLogError(f"could not store the game in {self.path}: {exc}") from None
+            raise StoreError(f"could not store the game in {self.path}: {exc}") from None
         return gid
 
     def _insert(self, game_id: int, seq: int, raw: dict, source: str) -> None:
@@ -252,4 +252,7 @@ class _Transaction:
         self.db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type, *_):
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if not exc_type:
+            self.db.execute("COMMIT")
+        elif self.db.in_transaction:  # SQLite already rolled back after e.g. "disk is full"
+            self.db.execute("ROLLBACK")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from .commands import NewGame, parse_command, read_json
+from .commands import NewGame, load_json, parse_command, quote
 from .engine import Engine
 from .errors import CompanionError, IllegalCommand
 
@@ -31,11 +31,11 @@ def iter_replay(lines: Iterable[str]) -> Iterator[tuple[int, Engine, dict]]:
         if not text.strip():
             continue
         try:
-            raw = read_json(text)  # parsed once: the command, and the line as given for export
+            raw = load_json(text)  # bounded, and parsed once: the command, and the line as given for export
             cmd = parse_command(raw)
             if engine is None:
                 if not isinstance(cmd, NewGame):
-                    raise IllegalCommand(f"the first command must be new_game, got {text.strip()}")
+                    raise IllegalCommand(f"the first command must be new_game, got {quote(raw)}")
                 engine = Engine(cmd)
             else:
                 engine.apply(cmd)

@@ -15,6 +15,7 @@ exactly once, so no subscriber compares sequence numbers.
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 from concurrent.futures import Future
@@ -27,6 +28,7 @@ from .gamelog import GameLog
 from .notices import NoticeKind, check_status
 
 SUBSCRIBER_BACKLOG = 256
+logger = logging.getLogger(__name__)
 
 
 class Subscription:
@@ -226,9 +228,11 @@ class Table:
             _, command, source, future = item
             try:
                 self._apply(command, source, future)
-            except Exception as exc:  # a bug must not kill the only writer
-                reason = f"internal error while applying {quote(command)}: {exc!r}"
-                self._publish({"type": "refused", "error": reason, "source": source, "command": command})
+            except Exception:  # a bug must not kill the only writer
+                shown = command.to_dict() if isinstance(command, Command) else command
+                logger.exception("internal error while applying %s", quote(shown))
+                reason = f"internal error while applying {quote(shown)}; the server's log has the details"
+                self._publish({"type": "refused", "error": reason, "source": source, "command": shown})
                 if future is not None and not future.done():
                     future.set_exception(CompanionError(reason))
 
@@ -240,7 +244,9 @@ class Table:
             shown = command.to_dict() if isinstance(command, Command) else command
             if not isinstance(shown, (dict, list, str, int, float, type(None))):
                 shown = repr(shown)
-            self._publish({"type": "refused", "error": str(exc), "source": source, "command": shown})
+            if exc.public is not None:  # the details name the machine: the server's log only
+                logger.error("%s", exc)
+            self._publish({"type": "refused", "error": exc.public or str(exc), "source": source, "command": shown})
             if future is not None:
                 future.set_exception(exc)
             return

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .commands import LOCKS, AnimalsCleared, Bullets, CollectLock, Command, Kill, Life, NewGame, house_rule, quote
+from .commands import LOCKS, MAX_COUNT, MAX_DELTA, AnimalsCleared, Bullets, CollectLock, Command, Kill, Life, NewGame, house_rule, quote
 from .errors import IllegalCommand
 from .events import Event
 from .legal import span
@@ -129,12 +129,14 @@ class Zoo:
         moves: list[dict[str, Any]] = []
         for hero in (h for h in self.players if h.alive):
             who = hero.name
-            moves.append({"cmd": "kill", "player": who, "count": span(1, None)})
+            # the command's own bounds (MAX_COUNT, MAX_DELTA) are part of what would be accepted
+            moves.append({"cmd": "kill", "player": who, "count": span(1, MAX_COUNT)})
             moves += [{"cmd": "collect_lock", "player": who, "lock": lock} for lock in self.locks_on_board()]
             for what in ("life", "bullets"):
                 if self.most_lost(hero, what):
-                    moves.append({"cmd": what, "player": who, "delta": span(-self.most_lost(hero, what), -1)})
-                moves.append({"cmd": what, "player": who, "delta": span(1, None)})  # gains above 5 life are capped
+                    lowest = -min(self.most_lost(hero, what), MAX_DELTA)
+                    moves.append({"cmd": what, "player": who, "delta": span(lowest, -1)})
+                moves.append({"cmd": what, "player": who, "delta": span(1, MAX_DELTA)})  # gains above 5 life are capped
         if self.can_clear_animals():
             moves.append({"cmd": "animals_cleared"})
         return moves
@@ -203,16 +205,22 @@ class Zoo:
         hero.kills += cmd.count
         events = [Event("kill", f"{hero.name} killed {_plural(cmd.count, 'Zombie')} ({hero.kills} in all).", hero.name)]
         for reached in self._thresholds_reached(before, hero.kills):
+            if not self.locks_on_board():
+                break  # every lock has left the board: later thresholds step nothing
             events += self._step_locks(hero, reached)
         return events
 
-    def _thresholds_reached(self, before: int, after: int) -> list[int]:
-        """The kill totals, passed on the way from `before` to `after`, that step the locks."""
+    def _thresholds_reached(self, before: int, after: int) -> range:
+        """The kill totals, passed on the way from `before` to `after`, that step the locks.
+
+        A range, not a list: its size and cost do not grow with the kill count, and the
+        caller stops after the two steps that take every lock off the board.
+        """
         t = self.release_at
         if self.lock_release == "first_time":
             # A living player's kills only grow, so crossing the threshold now is their first time.
-            return [t] if before < t <= after else []
-        return [m * t for m in range(before // t + 1, after // t + 1)]
+            return range(t, t + 1) if before < t <= after else range(0)
+        return range((before // t + 1) * t, after // t * t + 1, t)
 
     def _step_locks(self, hero: Hero, reached: int) -> list[Event]:
         moving = self.locks_on_board()

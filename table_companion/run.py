@@ -58,7 +58,9 @@ def settings_from(args: argparse.Namespace, environ=os.environ) -> tuple[Setting
     path = args.config or default_config_path()
     source = str(path) if path else "the config file"
     settings = load_settings(read_config(path), source)
-    overrides = {k: getattr(args, k) for k in ("db", "host", "port", "camera", "model") if getattr(args, k)}
+    # `is not None`: `--port 0` or `--pin ''` must reach their checks, not fall back to a default
+    overrides = {k: getattr(args, k) for k in ("db", "host", "port", "camera", "model")
+                 if getattr(args, k) is not None}
     pin, made_up = pin_from(args, environ, configured=settings.pin, config_source=source)
     return replace(settings, **overrides, pin=pin), made_up, (str(path) if path else None)
 
@@ -101,7 +103,7 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
                                        on_roll=on_roll).start()
         status = {"demo": demo, "restarted": restarted, "started": clock()}
         parts["app"] = create_app({
-            "TABLE": table, "PIN": pin,
+            "TABLE": table, "PIN": pin, "ALLOWED_HOSTS": settings.host_names(),
             "DEMO_PRESS": panel.press if demo else None, "DEMO_BUTTONS": panel.buttons,
             "STATUS": lambda: {**status, "camera": {True: "ok", False: "lost", None: "starting"}[watcher.camera_ok]},
         })

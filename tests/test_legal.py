@@ -175,4 +175,4 @@ def test_the_last_life_waits_for_the_bullets():
     engine = Engine({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]})
     engine.apply({"cmd": "life", "player": "Ann", "delta": -4})
     life = [e for e in engine.state()["legal"] if e["cmd"] == "life" and e["player"] == "Ann"]
-    assert life == [{"cmd": "life", "player": "Ann", "delta": {"min": 1, "max": None}}]  # no loss left
+    assert life == [{"cmd": "life", "player": "Ann", "delta": {"min": 1, "max": 100}}]  # no loss left

@@ -159,7 +159,7 @@ def test_the_pin_comes_from_the_flag_then_the_environment_then_the_settings_file
     from table_companion.run import register, settings_from
 
     config = tmp_path / "companion.toml"
-    config.write_text('[companion]\npin = "1111"\nport = 8123\n')
+    config.write_text('[companion]\npin = "111111"\nport = 8123\n')
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers())
 
@@ -168,9 +168,9 @@ def test_the_pin_comes_from_the_flag_then_the_environment_then_the_settings_file
         assert settings.port == 8123  # the rest of the file still applies
         return settings.pin, made_up
 
-    assert pin("--pin", "3333", env={"COMPANION_PIN": "2222"}) == ("3333", False)
-    assert pin(env={"COMPANION_PIN": "2222"}) == ("2222", False)
-    assert pin(env={}) == ("1111", False)
+    assert pin("--pin", "333333", env={"COMPANION_PIN": "222222"}) == ("333333", False)
+    assert pin(env={"COMPANION_PIN": "222222"}) == ("222222", False)
+    assert pin(env={}) == ("111111", False)
     config.write_text("[companion]\nport = 8123\n")
     made, made_up = pin(env={})
     assert made_up and len(made) == 6 and made.isdigit()

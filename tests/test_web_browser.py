@@ -21,7 +21,7 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 OUT = Path(__file__).resolve().parents[1] / "test-output"
-PIN = "2468"
+PIN = "246813"
 PHONE = {"width": 390, "height": 844}
 
 pytestmark = pytest.mark.skipif(

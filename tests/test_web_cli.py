@@ -20,19 +20,26 @@ def test_register_adds_serve_with_defaults():
     args = parser().parse_args(["serve"])
     assert (args.db, args.host, args.port, args.pin, args.max_streams) == (None, "0.0.0.0", 8000, None, 60)
     assert args.func is cli.handle
-    args = parser().parse_args(["serve", "--db", "x.sqlite", "--host", "127.0.0.1", "--port", "9000", "--pin", "77"])
-    assert (args.db, args.host, args.port, args.pin) == ("x.sqlite", "127.0.0.1", 9000, "77")
+    args = parser().parse_args(["serve", "--db", "x.sqlite", "--host", "127.0.0.1", "--port", "9000", "--pin", "776655"])
+    assert (args.db, args.host, args.port, args.pin) == ("x.sqlite", "127.0.0.1", 9000, "776655")
 
 
 def test_pin_from_flag_then_environment_then_random():
-    args = parser().parse_args(["serve", "--pin", "4321"])
-    assert cli.pin_from(args, {"COMPANION_PIN": "9"}) == ("4321", False)
+    args = parser().parse_args(["serve", "--pin", "432100"])
+    assert cli.pin_from(args, {"COMPANION_PIN": "9"}) == ("432100", False)
     args = parser().parse_args(["serve"])
-    assert cli.pin_from(args, {"COMPANION_PIN": " 9876 "}) == ("9876", False)
+    assert cli.pin_from(args, {"COMPANION_PIN": " 987654 "}) == ("987654", False)
     pin, made_up = cli.pin_from(args, {})
     assert made_up and len(pin) == 6 and pin.isdigit()
     with pytest.raises(ValueError, match="empty"):
         cli.pin_from(parser().parse_args(["serve", "--pin", " "]), {})
+
+
+@pytest.mark.parametrize("argv, source", [(["serve", "--pin", "1"], "--pin"), (["serve"], "COMPANION_PIN")])
+def test_a_pin_shorter_than_six_is_refused_with_the_reason(argv, source):
+    with pytest.raises(ValueError) as info:
+        cli.pin_from(parser().parse_args(argv), {"COMPANION_PIN": "4711"})
+    assert "at least 6 characters" in str(info.value) and source in str(info.value)
 
 
 class FakeServer:
@@ -63,18 +70,18 @@ def test_serve_prints_address_pin_and_qr_then_stops_on_ctrl_c(tmp_path, monkeypa
 def test_serve_takes_the_pin_from_the_environment(tmp_path, monkeypatch, capsys):
     made = []
     monkeypatch.setattr(web.serve, "ServerThread", lambda *a: made.append(FakeServer(*a)) or made[-1])
-    monkeypatch.setenv("COMPANION_PIN", "5150")
+    monkeypatch.setenv("COMPANION_PIN", "515000")
     args = parser().parse_args(["serve", "--db", str(tmp_path / "g.sqlite")])
     assert args.func(args) == 0
-    assert made[0].app.extensions["companion"].pin == "5150"
-    assert "Override PIN: 5150\n" in capsys.readouterr().out
+    assert made[0].app.extensions["companion"].pin == "515000"
+    assert "Override PIN: 515000\n" in capsys.readouterr().out
 
 
 def test_serve_uses_the_companion_default_database(tmp_path, monkeypatch):
     made = []
     monkeypatch.setattr(web.serve, "ServerThread", lambda *a: made.append(FakeServer(*a)) or made[-1])
     monkeypatch.setenv("COMPANION_DB", str(tmp_path / "default.sqlite"))
-    args = parser().parse_args(["serve", "--pin", "1"])
+    args = parser().parse_args(["serve", "--pin", "111111"])
     assert args.func(args) == 0
     assert (tmp_path / "default.sqlite").exists()
 
@@ -131,7 +138,7 @@ def test_serve_for_real_until_ctrl_c(tmp_path):
     root = Path(__file__).resolve().parents[1]
     proc = subprocess.Popen(
         [sys.executable, "-c", SCRIPT, "serve", "--db", str(tmp_path / "g.sqlite"), "--host", "127.0.0.1",
-         "--port", "0", "--pin", "8642"],
+         "--port", "0", "--pin", "864200"],
         cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
@@ -142,7 +149,7 @@ def test_serve_for_real_until_ctrl_c(tmp_path):
         request = urllib.request.Request(
             f"http://127.0.0.1:{port}/api/commands", method="POST",
             data=json.dumps({"cmd": "new_game", "game": "zoo", "players": ["A", "B"]}).encode(),
-            headers={"Content-Type": "application/json", "Authorization": "Bearer 8642"})
+            headers={"Content-Type": "application/json", "Authorization": "Bearer 864200"})
         with urllib.request.urlopen(request, timeout=5) as r:
             assert json.load(r)["game"] == "zoo"
         proc.send_signal(signal.SIGINT)

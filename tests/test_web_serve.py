@@ -11,7 +11,7 @@ import pytest
 from web import create_app
 from web.serve import HEADROOM, ServerThread, display_host, page_url, qr_text, threads_for
 
-PIN = "2468"
+PIN = "246813"
 ZOMBEE = {"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}
 
 
@@ -25,7 +25,7 @@ def server(table):
 def open_stream(srv):
     """A raw socket reading /events; returns (socket, file)."""
     sock = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
-    sock.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+    sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
     f = sock.makefile("rb")
     status = f.readline()
     return sock, f, status

@@ -8,7 +8,7 @@ import pytest
 
 from web import create_app
 
-PIN = "2468"
+PIN = "246813"
 ZOMBEE = {"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}
 FIRST_ROLL = {"cmd": "roll", "faces": ["bee", "honey", "zzz", "zzz", "zzz"]}
 

@@ -95,12 +95,12 @@ def test_new_game_state_matches_the_contract():
         "legal": [
             move
             for n in THREE
-            for move in [{"cmd": "kill", "player": n, "count": {"min": 1, "max": None}}]
+            for move in [{"cmd": "kill", "player": n, "count": {"min": 1, "max": 100}}]
             + [{"cmd": "collect_lock", "player": n, "lock": lock} for lock in ALL_60]
             + [{"cmd": "life", "player": n, "delta": {"min": -4, "max": -1}},
-               {"cmd": "life", "player": n, "delta": {"min": 1, "max": None}},
+               {"cmd": "life", "player": n, "delta": {"min": 1, "max": 100}},
                {"cmd": "bullets", "player": n, "delta": {"min": -5, "max": -1}},
-               {"cmd": "bullets", "player": n, "delta": {"min": 1, "max": None}}]
+               {"cmd": "bullets", "player": n, "delta": {"min": 1, "max": 100}}]
         ],
         "can_undo": False,
     }
@@ -163,8 +163,8 @@ def test_kills_add_up_and_score_a_point_each():
 
 
 def test_kill_count_below_one_is_refused():
-    refused(zoo(), kill("Ann", 0), "at least 1", error=BadCommand)
-    refused(zoo(), kill("Ann", -2), "at least 1", error=BadCommand)
+    refused(zoo(), kill("Ann", 0), "from 1 to 100", error=BadCommand)
+    refused(zoo(), kill("Ann", -2), "from 1 to 100", error=BadCommand)
 
 
 def test_reaching_six_kills_steps_every_lock_once_with_three_players():

@@ -9,9 +9,16 @@ Config keys (all optional except TABLE):
   PIN          the override PIN (str); None or "" disables every override (401)
   MAX_STREAMS  open event streams allowed at once (default 60); more get 503
   HEARTBEAT_S  seconds between heartbeat comments on /events (default 5)
-  DEMO_PRESS   callable press(button, hold_s); enables POST /api/demo/press
+  DEMO_PRESS   callable press(button, hold_s); enables POST /api/demo/press (a hold runs off
+               the request's thread, one per button: web.holds)
   DEMO_BUTTONS the button names press() accepts (default: DEFAULT_DEMO_BUTTONS)
   AUTH_MAX_FAILURES, AUTH_WINDOW_S, AUTH_LOCKOUT_S  wrong-PIN lockout (5 in 300 s -> 120 s)
+  AUTH_OVERALL_FAILURES, AUTH_OVERALL_WINDOW_S, AUTH_SLOW_S  all addresses together: after 20 wrong
+               PINs in 300 s, one guess per 5 s from addresses that never showed the right PIN
+  MAX_STREAMS_PER_ADDRESS  open event streams one address may hold (default 4); more get 429
+  MAX_CONNECTIONS_PER_ADDRESS  open connections one address may hold under waitress (default 12)
+  UNCAPPED_ADDRESSES  addresses exempt from both caps (default loopback: the machine itself)
+  ALLOWED_HOSTS  extra Host names served (default: loopback, this machine's names, any IP); "*": any
   CLOCK        monotonic clock for the lockout (default time.monotonic)
   SUBMIT_TIMEOUT  seconds to wait for the Table to take a command (default 5)
   MAX_BODY     largest request body in bytes (default 16 KiB); larger gets 413
@@ -27,7 +34,10 @@ from typing import Any, Callable
 from flask import Flask
 
 from .auth import Limiter
+from .fair import MAX_STREAMS_PER_ADDRESS
+from .holds import Holds
 from .hub import Hub
+from .wire import MAX_CONNECTIONS_PER_ADDRESS, UNCAPPED
 
 # The panel's own buttons (hw.pins); `companion run` passes the ones its panel really has.
 DEFAULT_DEMO_BUTTONS = ("Bee", "Question", "ZomBee", "Select", "OK", "Stop", "Undo", "Roll",
@@ -59,6 +69,13 @@ def defaults() -> dict[str, Any]:
         "AUTH_MAX_FAILURES": 5,
         "AUTH_WINDOW_S": 300.0,
         "AUTH_LOCKOUT_S": 120.0,
+        "AUTH_OVERALL_FAILURES": 20,
+        "AUTH_OVERALL_WINDOW_S": 300.0,
+        "AUTH_SLOW_S": 5.0,
+        "ALLOWED_HOSTS": (),
+        "MAX_STREAMS_PER_ADDRESS": MAX_STREAMS_PER_ADDRESS,
+        "MAX_CONNECTIONS_PER_ADDRESS": MAX_CONNECTIONS_PER_ADDRESS,
+        "UNCAPPED_ADDRESSES": UNCAPPED,
         "CLOCK": time.monotonic,
         "SUBMIT_TIMEOUT": 5.0,
         "MAX_BODY": MAX_BODY,
@@ -67,7 +84,7 @@ def defaults() -> dict[str, Any]:
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    from . import api, errors, pages, stream
+    from . import api, errors, hosts, pages, stream
 
     app = Flask(__name__)
     app.config.update(defaults())
@@ -87,11 +104,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         table=table,
         hub=Hub(table, max_streams=int(cfg["MAX_STREAMS"])),
         limiter=Limiter(max_failures=cfg["AUTH_MAX_FAILURES"], window_s=cfg["AUTH_WINDOW_S"],
-                        lockout_s=cfg["AUTH_LOCKOUT_S"], clock=cfg["CLOCK"]),
+                        lockout_s=cfg["AUTH_LOCKOUT_S"], overall_failures=cfg["AUTH_OVERALL_FAILURES"],
+                        overall_window_s=cfg["AUTH_OVERALL_WINDOW_S"], slow_s=cfg["AUTH_SLOW_S"], clock=cfg["CLOCK"]),
         pin=cfg["PIN"] or None,
         heartbeat_s=float(cfg["HEARTBEAT_S"]),
         submit_timeout=float(cfg["SUBMIT_TIMEOUT"]),
-        demo_press=cfg["DEMO_PRESS"],
+        demo_press=Holds(cfg["DEMO_PRESS"]) if cfg["DEMO_PRESS"] is not None else None,
         demo_buttons=tuple(cfg["DEMO_BUTTONS"]),
         status=cfg["STATUS"],
     )
@@ -99,6 +117,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
     errors.install(app)
+    hosts.install(app)
     return app
 
 

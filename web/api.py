@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import (BadRequest, InternalServerError, NotFound, RequestEntityTooLarge, ServiceUnavailable,
                                  TooManyRequests, Unauthorized, UnsupportedMediaType)
 
-from companion.commands import parse_command, quote
+from companion.commands import load_json, parse_command, quote
 from companion.constants import game_constants
-from companion.errors import CompanionError, GameLogError, IllegalCommand
+from companion.errors import BadCommand, CompanionError, GameLogError, IllegalCommand, NotJSON
 
 from .auth import bearer, pin_matches
 from .chart import chart
+from .holds import MAX_HOLD_S
 
 bp = Blueprint("api", __name__)
-MAX_HOLD_S = 10.0
 
 
 def ctx():
@@ -55,9 +54,11 @@ def json_body() -> dict:
     if len(data) > limit:
         raise RequestEntityTooLarge()
     try:
-        value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        value = load_json(data)  # bounded depth and number length: 400, never a RecursionError
+    except NotJSON as exc:
         raise UnsupportedMediaType(f"the body is not JSON ({exc})") from None
+    except BadCommand as exc:
+        raise BadRequest(str(exc)) from None
     if not isinstance(value, dict):
         raise BadRequest(f"the body must be a JSON object, got {quote(value)}")
     return value
@@ -122,12 +123,12 @@ def command():
         raise ServiceUnavailable("the table did not answer in time; the command may still be applied") from None
     except IllegalCommand:
         raise
-    except GameLogError as exc:
+    except GameLogError as exc:  # the details (a path, SQLite's words) go to the server's log only
         current_app.logger.error("command not stored: %s", exc)
-        raise ServiceUnavailable(f"the game log could not take the command: {exc}") from None
+        raise ServiceUnavailable(exc.public or "the game log could not take the command") from None
     except CompanionError as exc:
         current_app.logger.error("command failed: %s", exc)
-        raise InternalServerError(str(exc)) from None
+        raise InternalServerError(exc.public or "internal error") from None
     return jsonify(new_state)
 
 

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 PIN_ENV = "COMPANION_PIN"
+MIN_PIN = 6  # characters; the made-up PIN has six digits
 
 
 def register(subparsers: Any) -> None:
@@ -26,6 +27,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--pin", default=None, help=f"override PIN (default: ${PIN_ENV}, else a random one)")
     p.add_argument("--max-phones", type=int, default=60, dest="max_streams", metavar="N",
                    help="open pages allowed at once; more are refused with 503 (default: 60)")
+    p.add_argument("--allow-host", action="append", default=[], dest="allowed_hosts", metavar="NAME",
+                   help="another name phones may use for this machine (repeatable); localhost, the host "
+                        "name, NAME.local and IP addresses always work; '*' allows any")
     p.set_defaults(func=handle)
 
 
@@ -41,6 +45,9 @@ def pin_from(args: argparse.Namespace, environ=os.environ, configured: str | Non
         pin = pin.strip()
         if not pin:
             raise ValueError(f"the PIN must not be empty (from {source})")
+        if len(pin) < MIN_PIN:
+            raise ValueError(f"the PIN must have at least {MIN_PIN} characters, got {len(pin)} (from {source}): "
+                             "a shorter one is guessed too soon by a phone at the table")
         if len(pin) > 64 or not pin.isprintable():
             raise ValueError(f"the PIN must be at most 64 printable characters (from {source})")
         return pin, False
@@ -87,7 +94,8 @@ def handle(args: argparse.Namespace) -> int:
         return 1
     table = Table(gamelog).start()
     try:
-        app = create_app({"TABLE": table, "PIN": pin, "MAX_STREAMS": args.max_streams})
+        app = create_app({"TABLE": table, "PIN": pin, "MAX_STREAMS": args.max_streams,
+                          "ALLOWED_HOSTS": [args.host, *args.allowed_hosts]})
         try:
             server = web_serve.ServerThread(app, args.host, args.port)
         except OSError as exc:

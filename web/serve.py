@@ -29,8 +29,14 @@ def _options(app: Any, threads: int | None) -> dict[str, Any]:
 
 
 def make_server(app: Any, host: str = "127.0.0.1", port: int = 8000, threads: int | None = None):
-    """A waitress server bound now (port 0 picks a free port); call `.run()` to serve."""
-    return create_server(app, host=host, port=port, **_options(app, threads))
+    """A waitress server bound now (port 0 picks a free port); call `.run()` to serve.
+
+    Its own errors are JSON and each address holds at most MAX_CONNECTIONS_PER_ADDRESS
+    connections (web.wire)."""
+    from .wire import make_fair
+
+    server = create_server(app, host=host, port=port, **_options(app, threads))
+    return make_fair(server, int(app.config["MAX_CONNECTIONS_PER_ADDRESS"]), app.config["UNCAPPED_ADDRESSES"])
 
 
 def serve(app: Any, host: str = "0.0.0.0", port: int = 8000, threads: int | None = None,

@@ -29,7 +29,7 @@ def free_port() -> int:
 class CompanionProcess:
     """`companion run --demo` in a child process, with a private home and database."""
 
-    def __init__(self, home: Path, *, pin: str = "1357", port: int | None = None, db: Path | None = None,
+    def __init__(self, home: Path, *, pin: str = "135791", port: int | None = None, db: Path | None = None,
                  extra: tuple[str, ...] = ()):
         self.home = Path(home)
         self.pin = pin
