@@ -187,7 +187,7 @@ def open_file(path: Path, *, readonly: bool) -> tuple[sqlite3.Connection, int]:
     """
     if not path.exists():
         if readonly:
-            raise GameLogError(f"there is no game log at {path}")
+            raise GameLogError(f"there is no game log at {path} (`companion run`, `serve` or `log import` makes one)")
         _create(path)
     _check_bytes(path)
     db = _connect(path, "ro")
