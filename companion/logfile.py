@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import tempfile
+import secrets
 import urllib.parse
 from pathlib import Path
 
@@ -136,11 +136,8 @@ def _create(path: Path) -> None:
         raise GameLogError(f"cannot create the game log {path}: {path.parent} is a file, not a folder") from None
     except OSError as exc:
         raise GameLogError(f"cannot create the game log {path}: {exc.strerror or exc} ({exc.filename or path.parent})") from None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
-        os.close(fd)
-    except OSError as exc:
-        raise GameLogError(f"cannot create the game log {path}: {exc.strerror or exc}") from None
+    # Made under another name and linked into place whole, so the path never holds half a log.
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.new"
     try:
         db = sqlite3.connect(tmp, isolation_level=None)
         try:
@@ -155,14 +152,29 @@ def _create(path: Path) -> None:
         except OSError:
             if not path.exists():  # a file system without hard links (FAT)
                 os.replace(tmp, path)
+        _sync_folder(path.parent)
     except (OSError, sqlite3.Error) as exc:
         raise GameLogError(f"cannot create the game log {path}: {getattr(exc, 'strerror', None) or exc}") from None
     finally:
-        for leftover in (tmp, f"{tmp}-wal", f"{tmp}-shm"):
+        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm"), Path(f"{tmp}-journal")):
             try:
-                os.unlink(leftover)
+                leftover.unlink()
             except OSError:
                 pass
+
+
+def _sync_folder(folder: Path) -> None:
+    """The new name on the card too, before the first command is acknowledged into it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems cannot sync a folder; the name is then as safe as they make it
+    finally:
+        os.close(fd)
 
 
 def _upgrade(db: sqlite3.Connection) -> None:
