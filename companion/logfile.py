@@ -88,6 +88,10 @@ def _check_bytes(path: Path) -> None:
 
 def _connect(path: Path, mode: str) -> sqlite3.Connection:
     uri = f"file:{urllib.parse.quote(str(path.absolute()))}?mode={mode}"
+    if mode == "ro" and not os.access(path.parent, os.W_OK) and not _wal_holds_data(path):
+        # SQLite reads a WAL file through a -shm file it cannot make in a folder we may not write to.
+        # With no write-ahead log there is no writer, and the file can be read as it lies.
+        uri += "&immutable=1"
     try:
         return sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
     except sqlite3.Error as exc:
