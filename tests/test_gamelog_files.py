@@ -160,3 +160,29 @@ def test_a_writer_cannot_create_a_log_where_a_folder_cannot_be(tmp_path):
         GameLog(blocker / "g.sqlite")
     with pytest.raises(GameLogError, match="cannot create the game log"):
         GameLog("/proc/nonexistent/g.sqlite")
+
+
+def test_a_final_move_that_cannot_be_stored_leaves_the_game_under_way(tmp_path, monkeypatch):
+    db = tmp_path / "g.sqlite"
+    lines = finished_game()
+    with GameLog(db) as log:
+        gid = log.import_jsonl(lines[:-1])  # one move before the end
+        real = log._db
+
+        class FullDisk:
+            def execute(self, sql, *args):
+                if sql.startswith("INSERT INTO commands"):
+                    raise sqlite3.OperationalError("database or disk is full")
+                return real.execute(sql, *args)
+
+        monkeypatch.setattr(log, "_db", FullDisk())
+        with pytest.raises(GameLogError, match="could not store"):
+            log.apply(gid, json.loads(lines[-1]), "panel")
+        monkeypatch.setattr(log, "_db", real)
+        assert not log.engine(gid).is_over()  # rebuilt from the file, not left as applied in memory
+    with GameLog(db) as log:
+        assert not log.engine(gid).is_over() and log.games()[0]["over"] is False
+        log.apply(gid, json.loads(lines[-1]), "panel")
+        assert log.engine(gid).is_over()
+    with GameLog(db, readonly=True) as log:
+        assert log.games()[0]["over"] is True
