@@ -25,27 +25,21 @@ class Game(Protocol):
     def outcome(self) -> str: ...
 
 
-_LEAVES = frozenset({str, int, float, bool, type(None)})  # immutable: shared, never copied
-
-
 def snapshot(value: Any) -> Any:
     """A deep copy of a game's plain data: lists, dicts and objects holding them.
 
     copy.deepcopy does the same but spends most of a replay on its memo and
     reduce protocol; a game's state never shares or cycles, so neither is needed.
-    Leaves are passed over inline: a call per number was half the cost of a replay.
     """
-    if type(value) in _LEAVES:
-        return value
     if isinstance(value, list):
-        return [v if type(v) in _LEAVES else snapshot(v) for v in value]
+        return [snapshot(v) for v in value]
     if isinstance(value, dict):
-        return {k: v if type(v) in _LEAVES else snapshot(v) for k, v in value.items()}
+        return {k: snapshot(v) for k, v in value.items()}
     if hasattr(value, "__dict__") and not isinstance(value, type):
         copied = object.__new__(type(value))
-        copied.__dict__.update({k: v if type(v) in _LEAVES else snapshot(v) for k, v in value.__dict__.items()})
+        copied.__dict__.update({k: snapshot(v) for k, v in value.__dict__.items()})
         return copied
-    return value  # tuples of leaves are immutable too
+    return value  # str, int, bool, None, and tuples of them are immutable
 
 
 def start_game(cmd: NewGame) -> Game:
