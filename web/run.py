@@ -161,8 +161,9 @@ def shutdown(parts: dict[str, Any]) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from .cli import banner
-    from .serve import ServerThread, listen_problem, page_url
+    from .serve import ServerThread, page_url
 
+    from web.serve import listen_problem
     problem = listen_problem(args.host or "0.0.0.0", 8000 if args.port is None else args.port)
     if problem:  # before the game log, the camera or the panel is opened
         print(f"companion run: {problem}", file=sys.stderr)
