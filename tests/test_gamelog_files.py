@@ -175,6 +175,9 @@ def test_a_final_move_that_cannot_be_stored_leaves_the_game_under_way(tmp_path, 
                     raise sqlite3.OperationalError("database or disk is full")
                 return real.execute(sql, *args)
 
+            def __getattr__(self, name):
+                return getattr(real, name)
+
         monkeypatch.setattr(log, "_db", FullDisk())
         with pytest.raises(GameLogError, match="could not store"):
             log.apply(gid, json.loads(lines[-1]), "panel")
