@@ -111,6 +111,12 @@ def listen_problem(host: str, port: int) -> str | None:
     """
     if not 0 <= port <= 65535:
         return f"--port must be 0-65535, got {port}"
+    if host and all(c.isdigit() or c == "." for c in host):
+        try:  # meant as an IPv4 address: judged here, without asking a name server about "999.1.1.1"
+            socket.inet_aton(host)
+        except OSError:
+            return f"--host {host!r} is not an IPv4 address (four numbers 0-255, like 192.168.1.20)"
+        return None
     try:
         socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_PASSIVE)
     except (OSError, UnicodeError) as exc:
