@@ -157,3 +157,11 @@ def test_a_file_that_is_not_ours_is_refused_untouched(tmp_path, make, argv, caps
     assert main([a.format(path=path) for a in argv]) == 1
     assert "not a table companion game log" in one_line(capsys)
     assert digest(path) == before
+
+
+@pytest.mark.parametrize("host, port, ok", [("127.0.0.1", 8000, True), ("localhost", 0, True), ("0.0.0.0", 65535, True),
+                                            ("127.0.0.1", 65536, False), ("256.0.0.1", 80, False)])
+def test_listen_problem_passes_what_can_be_listened_on(host, port, ok):
+    from web.serve import listen_problem
+
+    assert (listen_problem(host, port) is None) == ok
