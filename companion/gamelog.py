@@ -29,6 +29,7 @@ from .replay import replay_lines
 __all__ = ["Applied", "GameLog", "Record", "SCHEMA_VERSION"]
 FINISHED_KEPT = 16  # finished games kept in memory after they were asked for (each is a few hundred kB)
 
+
 @dataclass(frozen=True)
 class Record:
     """One accepted command as stored."""
