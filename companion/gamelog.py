@@ -223,11 +223,14 @@ class GameLog:
             raise GameLogError(f"the game log {self.path} was opened read-only")
 
     def apply(self, game_id: int | None, command: Any, source: str) -> Applied:
-        """Validate and apply one command, then commit it; a `new_game` starts a new game record."""
-        self._writable()
-        cmd = parse_command(command)
+        """Validate and apply one command, then commit it; a `new_game` starts a new game record.
+
+        The Table passes the Command its edge parsed, stored as `cmd.to_dict()`; a dict (scripts,
+        tests) is parsed here and stored as given."""
+        cmd = parse_command(command)  # a no-op for a Command
         raw = command if isinstance(command, dict) else cmd.to_dict()
         with self._lock:
+            self._writable()
             if isinstance(cmd, NewGame):
                 engine = Engine(cmd)
                 gid = self._insert_game(cmd.game, [(raw, source)], engine)
