@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Iterable, Iterator
 
-from .commands import NewGame, parse_command
+from .commands import Command, NewGame, parse_command
 from .engine import Engine
 from .errors import CompanionError, IllegalCommand
 
@@ -23,16 +23,23 @@ def iter_replay(lines: Iterable[str]) -> Iterator[tuple[int, Engine, dict]]:
     """Apply a game log line by line, yielding (line number, engine, command as given) after each.
 
     Blank lines are skipped; line numbers count every physical line. Raises
-    RefusedLine for the first line that is not accepted.
+    RefusedLine for the first line that is not accepted. The same line text gives
+    the same (shared) command dict each time: do not change it.
     """
     engine: Engine | None = None
     last = 0
+    # A game repeats few distinct lines (stop, undo, three flips, the usual rolls) and a Command is
+    # a frozen value, so each distinct text is parsed once: a quarter of a replay's time.
+    parsed: dict[str, tuple[Command, dict]] = {}
     for number, text in enumerate(lines, start=1):
         last = number
         if not text.strip():
             continue
         try:
-            cmd = parse_command(text)
+            known = parsed.get(text)
+            if known is None:
+                known = parsed[text] = (parse_command(text), json.loads(text))
+            cmd, raw = known
             if engine is None:
                 if not isinstance(cmd, NewGame):
                     raise IllegalCommand(f"the first command must be new_game, got {text.strip()}")
@@ -41,7 +48,7 @@ def iter_replay(lines: Iterable[str]) -> Iterator[tuple[int, Engine, dict]]:
                 engine.apply(cmd)
         except CompanionError as exc:
             raise RefusedLine(number, str(exc)) from None
-        yield number, engine, json.loads(text)  # kept as given, so export gives back the same lines
+        yield number, engine, raw  # kept as given, so export gives back the same lines
     if engine is None:
         raise RefusedLine(max(last, 1), "the game log holds no command; its first line must be a new_game command")
 
