@@ -10,22 +10,42 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from .errors import CompanionError
+from .errors import CompanionError, GameLogError
 from .gamelog import GameLog
 from .paths import default_db_path
 from .replay import replay_lines
 from .summary import summarize
 
+# Exit statuses, the same for every subcommand (the README's table): a refused command, log line,
+# game id or argument is the user's to fix (2); a file or the system failing is everything else (1).
+EXIT_FAILED = 1
 EXIT_REFUSED = 2
+EXIT_PIPE = 141  # the reader closed our output early (`| head`): quietly, as the shell's own tools end
+EXIT_INTERRUPTED = 130
 
 
 def _fail(message: str, status: int = EXIT_REFUSED) -> int:
-    print(message, file=sys.stderr)
+    print(" ".join(message.splitlines()), file=sys.stderr)  # one line, whatever the message held
     return status
+
+
+def exit_status(exc: CompanionError) -> int:
+    """A damaged, foreign or newer-format game log, or a file that cannot be read, is a failure (1);
+    any other error the companion raises on purpose refuses the input (2)."""
+    return EXIT_FAILED if isinstance(exc, (GameLogError, OSError)) else EXIT_REFUSED
+
+
+def _pipe_closed() -> int:
+    try:  # Python would otherwise report the broken pipe again when it flushes stdout on the way out
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return EXIT_PIPE
 
 
 def _print_state(state: dict, as_json: bool) -> None:
@@ -42,7 +62,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.db:
         if args.target is None or not args.target.isdigit():
             return _fail(f"with --db, give a game id (a number) to replay, got {args.target!r}; `companion log --db {args.db}` lists them")
-        with GameLog(args.db) as log:
+        with GameLog(args.db, readonly=True) as log:
             engine = log.engine(int(args.target))
             _print_state(engine.state(), args.json)
         return 0
@@ -52,7 +72,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     try:
         lines = read_lines(path)
     except (OSError, UnicodeDecodeError) as exc:
-        return _fail(f"cannot read {path}: {exc}")
+        return _fail(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}", EXIT_FAILED)
     engine, _ = replay_lines(lines)
     _print_state(engine.state(), args.json)
     return 0
@@ -61,7 +81,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_log(args: argparse.Namespace) -> int:
     db = args.db or default_db_path()
     if args.action is None:
-        with GameLog(db) as log:
+        with GameLog(db, readonly=True) as log:
             games = log.games()
         if args.json:
             print(json.dumps(games))
@@ -77,7 +97,7 @@ def cmd_log(args: argparse.Namespace) -> int:
         try:
             lines = read_lines(Path(args.arg))
         except (OSError, UnicodeDecodeError) as exc:
-            return _fail(f"cannot read {args.arg}: {exc}")
+            return _fail(f"cannot read {args.arg}: {getattr(exc, 'strerror', None) or exc}", EXIT_FAILED)
         with GameLog(db) as log:
             gid = log.import_jsonl(lines, source="import")
         print(f"imported {args.arg} as game {gid} in {db}")
@@ -85,10 +105,13 @@ def cmd_log(args: argparse.Namespace) -> int:
     if args.action == "export":
         if not args.arg or not args.arg.isdigit():
             return _fail(f"log export needs a game id (a number), got {args.arg!r}")
-        with GameLog(db) as log:
+        with GameLog(db, readonly=True) as log:
             text = log.export_jsonl(int(args.arg))
         if args.out:
-            Path(args.out).write_text(text, encoding="utf-8")
+            try:
+                Path(args.out).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                return _fail(f"cannot write {args.out}: {exc.strerror or exc}", EXIT_FAILED)
         else:
             sys.stdout.write(text)
         return 0
@@ -143,11 +166,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_REFUSED
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # here, so a closed pipe is reported below and not at exit
+        return status
+    except BrokenPipeError:
+        return _pipe_closed()
     except CompanionError as exc:
-        return _fail(str(exc))
+        return _fail(str(exc), exit_status(exc))
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """The game log on disk: every accepted command, in SQLite, committed before it is acknowledged.
 
-The history is append-only (an undo is logged like any command), so opening the
-database rebuilds every game's state by replaying it, and a power cut can lose
-at most a command that was never acknowledged.
+The history is append-only (an undo is logged like any command), so a game's
+state is rebuilt by replaying it, and a power cut can lose at most a command
+that was never acknowledged. Opening replays only the games still under way:
+the file records when a game ends (in the same transaction as its last
+command), and a finished game is replayed when someone asks for it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -20,25 +23,11 @@ from .commands import NewGame, parse_command
 from .engine import Engine
 from .errors import CompanionError, GameLogError, IllegalCommand, StoreError, UnknownGame
 from .events import Event
+from .logfile import SCHEMA_VERSION, open_file
 from .replay import replay_lines
 
-SCHEMA_VERSION = "1"
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    game TEXT NOT NULL,
-    created REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS commands (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    seq INTEGER NOT NULL,
-    time REAL NOT NULL,
-    source TEXT NOT NULL,
-    command TEXT NOT NULL,
-    PRIMARY KEY (game_id, seq)
-);
-"""
+__all__ = ["Applied", "GameLog", "Record", "SCHEMA_VERSION"]
+FINISHED_KEPT = 16  # finished games kept in memory after they were asked for (each is a few hundred kB)
 
 
 @dataclass(frozen=True)
@@ -66,116 +55,172 @@ class Applied:
 
 
 class GameLog:
-    """All games of one SQLite file, each rebuilt in memory by replay at open."""
+    """All games of one SQLite file: those under way in memory, finished ones read when asked for.
 
-    def __init__(self, path: str | os.PathLike, *, clock: Callable[[], float] = time.time):
+    `readonly=True` opens an existing file with a read-only connection and replays
+    nothing until a game is asked for; `apply` and `import_jsonl` are then refused.
+    A writer creates a missing file (and its folder).
+    """
+
+    def __init__(self, path: str | os.PathLike, *, clock: Callable[[], float] = time.time, readonly: bool = False):
         self.path = Path(path)
+        self.readonly = readonly
         self._clock = clock
         self._lock = threading.RLock()
-        self._engines: dict[int, Engine] = {}
-        self._db = self._connect()
+        self._engines: dict[int, Engine] = {}  # games under way, and every game changed since opening
+        self._finished: OrderedDict[int, Engine] = OrderedDict()  # finished games asked for lately
+        self._db, self._version = open_file(self.path, readonly=readonly)
         try:
-            self._replay_all()
+            if not readonly:
+                self._replay_unfinished()
         except BaseException:
             self._db.close()
             raise
 
     # --- opening -----------------------------------------------------------------
 
-    def _connect(self) -> sqlite3.Connection:
-        existed = self.path.exists()
-        if existed and self.path.stat().st_size == 0 and not Path(f"{self.path}-wal").exists():
-            raise GameLogError(f"{self.path} is an empty file, not a game log (a torn write?); move it away to start afresh")
-        if not existed:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise GameLogError(f"cannot open the game log {self.path}: {exc}") from None
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            # FULL: each acknowledged command is on the card before we say so, even if the power goes.
-            db.execute("PRAGMA synchronous=FULL")
-            check = db.execute("PRAGMA quick_check").fetchone()[0]
-            if check != "ok":
-                raise GameLogError(f"the game log {self.path} is damaged: {check}")
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if existed and tables and "meta" not in tables:
-                raise GameLogError(f"{self.path} is an SQLite database but not a table companion game log")
-            db.executescript(SCHEMA)
-            version = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            if version is None:
-                db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
-            elif version[0] != SCHEMA_VERSION:
-                raise GameLogError(f"{self.path} has game log format {version[0]}; this companion reads {SCHEMA_VERSION}")
-        except sqlite3.DatabaseError as exc:
-            db.close()
-            raise GameLogError(f"the game log {self.path} is damaged or not a database: {exc}") from None
-        except BaseException:
-            db.close()
-            raise
-        return db
+    def _damaged(self, exc: sqlite3.DatabaseError) -> GameLogError:
+        return GameLogError(f"the game log {self.path} is damaged: {exc}")
 
-    def _replay_all(self) -> None:
+    def _replay_unfinished(self) -> None:
+        """Replay the games not known to be over; note in the file what the replay found out."""
         try:
-            games = self._db.execute("SELECT id FROM games ORDER BY id").fetchall()
-            rows = self._db.execute("SELECT game_id, seq, command FROM commands ORDER BY game_id, seq").fetchall()
+            games = self._db.execute("SELECT id, over FROM games WHERE over IS NOT 1 ORDER BY id").fetchall()
+            rows = self._db.execute(
+                "SELECT game_id, seq, command FROM commands WHERE game_id IN "
+                "(SELECT id FROM games WHERE over IS NOT 1) ORDER BY game_id, seq").fetchall()
         except sqlite3.DatabaseError as exc:
-            raise GameLogError(f"the game log {self.path} is damaged: {exc}") from None
-        by_game: dict[int, list[tuple[int, str]]] = {gid: [] for (gid,) in games}
+            raise self._damaged(exc) from None
+        by_game: dict[int, list[tuple[int, str]]] = {gid: [] for gid, _ in games}
         for gid, seq, text in rows:
             by_game.setdefault(gid, []).append((seq, text))
-        for gid, commands in by_game.items():
-            if [seq for seq, _ in commands] != list(range(1, len(commands) + 1)):
-                raise GameLogError(f"game {gid} in {self.path} has missing commands (sequence numbers are not 1..n)")
+        learned = []
+        for gid, over in games:
+            engine = self._keep(gid, self._replay(gid, by_game.get(gid, [])))
+            if over is None or bool(over) != engine.is_over():  # a game from format 1, or a flag gone stale
+                learned.append((*self._status(engine), gid))
+        if learned:
             try:
-                engine, _ = replay_lines(text for _, text in commands)
-            except CompanionError as exc:
-                raise GameLogError(f"game {gid} in {self.path} cannot be replayed: {exc}") from None
+                with self._transaction():
+                    self._db.executemany("UPDATE games SET over=?, summary=? WHERE id=?", learned)
+            except sqlite3.Error as exc:
+                raise GameLogError(f"cannot write to the game log {self.path}: {exc}") from None
+
+    def _replay(self, gid: int, commands: list[tuple[int, str]]) -> Engine:
+        if [seq for seq, _ in commands] != list(range(1, len(commands) + 1)) or not commands:
+            raise GameLogError(f"game {gid} in {self.path} has missing commands (sequence numbers are not 1..n)")
+        try:
+            engine, _ = replay_lines(text for _, text in commands)
+        except CompanionError as exc:
+            raise GameLogError(f"game {gid} in {self.path} cannot be replayed: {exc}") from None
+        return engine
+
+    def _read(self, gid: int) -> Engine:
+        """Replay one game from the file; UnknownGame if the file has no such game."""
+        try:
+            known = self._db.execute("SELECT 1 FROM games WHERE id=?", (gid,)).fetchone()
+            commands = self._db.execute("SELECT seq, command FROM commands WHERE game_id=? ORDER BY seq",
+                                        (gid,)).fetchall() if known else []
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from None
+        if not known:
+            raise UnknownGame(f"no game {gid!r} in {self.path}; games: {self._known()}")
+        return self._replay(gid, commands)
+
+    def _keep(self, gid: int, engine: Engine) -> Engine:
+        if engine.is_over() and gid not in self._engines:
+            self._finished[gid] = engine
+            self._finished.move_to_end(gid)
+            while len(self._finished) > FINISHED_KEPT:
+                self._finished.popitem(last=False)
+        else:
             self._engines[gid] = engine
+        return engine
+
+    @staticmethod
+    def _status(engine: Engine) -> tuple[int, str | None]:
+        """The games row's over and summary columns for this game now."""
+        if not engine.is_over():
+            return 0, None
+        state = engine.state()
+        summary = {"players": [p["name"] for p in state["players"]], "seq": engine.seq, "phase": state["phase"]}
+        return 1, json.dumps(summary, ensure_ascii=False)
+
+    def _known(self) -> str:
+        """The game ids in the file, as ranges: '1-40, 42'."""
+        ids = self.game_ids()
+        if not ids:
+            return "none yet"
+        runs: list[list[int]] = []
+        for gid in ids:
+            if runs and gid == runs[-1][1] + 1:
+                runs[-1][1] = gid
+            else:
+                runs.append([gid, gid])
+        return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
     # --- reading ---------------------------------------------------------------------
 
-    def game_ids(self) -> list[int]:
-        with self._lock:
-            return sorted(self._engines)
-
-    def latest_id(self) -> int | None:
-        ids = self.game_ids()
-        return ids[-1] if ids else None
-
-    def engine(self, game_id: int) -> Engine:
+    def _query(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._lock:
             try:
-                return self._engines[game_id]
-            except KeyError:
-                known = ", ".join(map(str, sorted(self._engines))) or "none yet"
-                raise UnknownGame(f"no game {game_id!r} in {self.path}; games: {known}") from None
+                return self._db.execute(sql, params).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise self._damaged(exc) from None
+
+    def game_ids(self) -> list[int]:
+        return [gid for (gid,) in self._query("SELECT id FROM games ORDER BY id")]
+
+    def latest_id(self) -> int | None:
+        return self._query("SELECT max(id) FROM games")[0][0]
+
+    def engine(self, game_id: int) -> Engine:
+        """The game's engine: in memory if under way, else replayed from the file now."""
+        with self._lock:
+            engine = self._engines.get(game_id)
+            if engine is None:
+                engine = self._finished.get(game_id)
+                if engine is None:
+                    return self._keep(game_id, self._read(game_id))
+                self._finished.move_to_end(game_id)
+            return engine
 
     def games(self) -> list[dict[str, Any]]:
-        """A line per game: id, game, players, created, commands so far, phase."""
+        """A line per game: id, game, players, created, commands so far, phase, over."""
         with self._lock:
-            created = dict(self._db.execute("SELECT id, created FROM games").fetchall())
             out = []
-            for gid, engine in sorted(self._engines.items()):
+            for gid, game, created, over, summary in self._query(
+                    f"SELECT id, game, created, {'over, summary' if self._version > 1 else 'NULL, NULL'} "
+                    "FROM games ORDER BY id"):
+                engine = self._engines.get(gid) or self._finished.get(gid)
+                if engine is None and summary is not None:
+                    line = json.loads(summary)
+                    out.append({"id": gid, "game": game, "players": line["players"], "created": created,
+                                "seq": line["seq"], "phase": line["phase"], "over": bool(over)})
+                    continue
+                engine = engine or self.engine(gid)
                 state = engine.state()
                 out.append({"id": gid, "game": state["game"], "players": [p["name"] for p in state["players"]],
-                            "created": created.get(gid), "seq": engine.seq, "phase": state["phase"],
+                            "created": created, "seq": engine.seq, "phase": state["phase"],
                             "over": engine.is_over()})
             return out
 
     def records(self, game_id: int) -> list[Record]:
-        self.engine(game_id)
         with self._lock:
-            rows = self._db.execute(
-                "SELECT seq, time, source, command FROM commands WHERE game_id=? ORDER BY seq", (game_id,)
-            ).fetchall()
+            if not self._query("SELECT 1 FROM games WHERE id=?", (game_id,)):
+                raise UnknownGame(f"no game {game_id!r} in {self.path}; games: {self._known()}")
+            rows = self._query("SELECT seq, time, source, command FROM commands WHERE game_id=? ORDER BY seq",
+                               (game_id,))
         return [Record(game_id, seq, t, src, json.loads(cmd)) for seq, t, src, cmd in rows]
 
     def export_jsonl(self, game_id: int) -> str:
         return "".join(json.dumps(r.command, ensure_ascii=False) + "\n" for r in self.records(game_id))
 
     # --- writing ---------------------------------------------------------------------
+
+    def _writable(self) -> None:
+        if self.readonly:
+            raise GameLogError(f"the game log {self.path} was opened read-only")
 
     def apply(self, game_id: int | None, command: Any, source: str) -> Applied:
         """Validate and apply one command, then commit it; a `new_game` starts a new game record.
@@ -185,36 +230,42 @@ class GameLog:
         cmd = parse_command(command)  # a no-op for a Command
         raw = command if isinstance(command, dict) else cmd.to_dict()
         with self._lock:
+            self._writable()
             if isinstance(cmd, NewGame):
                 engine = Engine(cmd)
-                gid = self._insert_game(cmd.game, [(raw, source)])
+                gid = self._insert_game(cmd.game, [(raw, source)], engine)
                 self._engines[gid] = engine
                 return Applied(gid, 1, (Event("new_game", f"New {cmd.game} game: {', '.join(cmd.players)}."),), engine.state())
             if game_id is None:
                 raise IllegalCommand("no game is under way; start one with new_game")
             engine = self.engine(game_id)
+            was_over = engine.is_over()
             events = engine.apply(cmd)
+            self._engines[game_id] = self._finished.pop(game_id, engine)  # changed: stays in memory
             try:
-                self._insert(game_id, engine.seq, raw, source)
+                self._insert(game_id, engine.seq, raw, source, engine if engine.is_over() != was_over else None)
             except sqlite3.Error as exc:
                 # The command was applied in memory but not stored: rebuild from what is on disk.
-                self._engines[game_id], _ = replay_lines(json.dumps(r.command) for r in self.records(game_id))
+                del self._engines[game_id]
+                self._keep(game_id, self._read(game_id))
                 raise StoreError(f"could not store the command in {self.path}: {exc}") from None
             return Applied(game_id, engine.seq, tuple(events), engine.state())
 
     def import_jsonl(self, lines: Iterable[str], source: str = "import") -> int:
         """Store a whole game log as a new game; refused whole (with its line) if any line is refused."""
+        self._writable()
         engine, accepted = replay_lines(lines)
         with self._lock:
-            gid = self._insert_game(engine.new_game.game, [(c, source) for c in accepted])
-            self._engines[gid] = engine
+            gid = self._insert_game(engine.new_game.game, [(c, source) for c in accepted], engine)
+            self._keep(gid, engine)
         return gid
 
-    def _insert_game(self, game: str, commands: list[tuple[dict, str]]) -> int:
+    def _insert_game(self, game: str, commands: list[tuple[dict, str]], engine: Engine) -> int:
         now = self._clock()
         try:
             with self._transaction():
-                gid = self._db.execute("INSERT INTO games (game, created) VALUES (?, ?)", (game, now)).lastrowid
+                gid = self._db.execute("INSERT INTO games (game, created, over, summary) VALUES (?, ?, ?, ?)",
+                                       (game, now, *self._status(engine))).lastrowid
                 self._db.executemany(
                     "INSERT INTO commands VALUES (?, ?, ?, ?, ?)",
                     [(gid, seq, now, src, json.dumps(c, ensure_ascii=False)) for seq, (c, src) in enumerate(commands, 1)],
@@ -223,10 +274,13 @@ class GameLog:
             raise StoreError(f"could not store the game in {self.path}: {exc}") from None
         return gid
 
-    def _insert(self, game_id: int, seq: int, raw: dict, source: str) -> None:
+    def _insert(self, game_id: int, seq: int, raw: dict, source: str, ended: Engine | None) -> None:
+        """Store one command; when it ends (or undoes the end of) the game, say so in the same transaction."""
         with self._transaction():
             self._db.execute("INSERT INTO commands VALUES (?, ?, ?, ?, ?)",
                              (game_id, seq, self._clock(), source, json.dumps(raw, ensure_ascii=False)))
+            if ended is not None:
+                self._db.execute("UPDATE games SET over=?, summary=? WHERE id=?", (*self._status(ended), game_id))
 
     def _transaction(self):
         return _Transaction(self._db)

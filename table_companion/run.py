@@ -133,6 +133,11 @@ def handle(args: argparse.Namespace) -> int:
     from web.cli import banner
     from web.serve import ServerThread, page_url
 
+    from web.serve import listen_problem
+    problem = listen_problem(args.host or "0.0.0.0", 8000 if args.port is None else args.port)
+    if problem:  # before the game log, the camera or the panel is opened
+        print(f"companion run: {problem}", file=sys.stderr)
+        return 2
     try:
         parts = build(args)
     except (CompanionError, ValueError) as exc:
@@ -142,8 +147,9 @@ def handle(args: argparse.Namespace) -> int:
         s = parts["settings"]
         try:
             server = ServerThread(parts["app"], s.host, s.port)
-        except OSError as exc:
-            print(f"companion run: cannot listen on {s.host}:{s.port}: {exc.strerror or exc}", file=sys.stderr)
+        except (OSError, ValueError) as exc:  # ValueError: waitress refusing a host from the settings file
+            print(f"companion run: cannot listen on {s.host}:{s.port}: {getattr(exc, 'strerror', None) or exc}",
+                  file=sys.stderr)
             return 1
         mode = "demo mode: simulated camera and buttons (press them on the page)" if parts["demo"] else "on the Pi"
         print(f"Table companion, {mode}. Game log: {s.db_path()}", flush=True)

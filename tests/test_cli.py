@@ -41,7 +41,8 @@ def test_refused_line_exits_2_with_its_number(tmp_path):
 
 def test_missing_file_is_a_clear_error(tmp_path):
     out = run("replay", tmp_path / "nope.jsonl")
-    assert out.returncode == 2 and "cannot read" in out.stderr
+    # A file that cannot be read is a failure (1), not a refused line (2): the README's exit codes.
+    assert out.returncode == 1 and "cannot read" in out.stderr
 
 
 def test_log_import_list_export_round_trip(tmp_path, capsys):
@@ -82,6 +83,7 @@ def test_import_of_a_refused_log_stores_nothing(tmp_path, capsys):
 
 def test_unknown_game_id_in_database(tmp_path, capsys):
     db = tmp_path / "g.sqlite"
+    main(["log", "import", str(EXAMPLES / "rulebook-example-1.jsonl"), "--db", str(db)])
     assert main(["replay", "--db", str(db), "9"]) == 2
     assert "no game 9" in capsys.readouterr().err
 

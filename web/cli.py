@@ -76,8 +76,9 @@ def handle(args: argparse.Namespace) -> int:
     from . import serve as web_serve
     from .serve import page_url
 
-    if not 0 <= args.port <= 65535:
-        print(f"companion serve: --port must be 0-65535, got {args.port}", file=sys.stderr)
+    problem = web_serve.listen_problem(args.host, args.port)
+    if problem:
+        print(f"companion serve: {problem}", file=sys.stderr)
         return 2
     if args.max_streams < 1:
         print(f"companion serve: --max-phones must be at least 1, got {args.max_streams}", file=sys.stderr)
@@ -98,8 +99,9 @@ def handle(args: argparse.Namespace) -> int:
                           "ALLOWED_HOSTS": [args.host, *args.allowed_hosts]})
         try:
             server = web_serve.ServerThread(app, args.host, args.port)
-        except OSError as exc:
-            print(f"companion serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        except (OSError, ValueError) as exc:
+            print(f"companion serve: cannot listen on {args.host}:{args.port}: {getattr(exc, 'strerror', None) or exc}",
+                  file=sys.stderr)
             return 1
         port = server.port
         print(banner(page_url(args.host, port), pin, made_up, f"http://127.0.0.1:{port}/"), flush=True)

@@ -109,6 +109,28 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+def listen_problem(host: str, port: int) -> str | None:
+    """Why `run` or `serve` could not listen on host:port, found before anything is opened; None to try it.
+
+    waitress would say only "Invalid host/port specified." (with a traceback) or, for
+    a port above 65535, quietly listen on another one.
+    """
+    if not 0 <= port <= 65535:
+        return f"--port must be 0-65535, got {port}"
+    if host and all(c.isdigit() or c == "." for c in host):
+        try:  # meant as an IPv4 address: judged here, without asking a name server about "999.1.1.1"
+            socket.inet_aton(host)
+        except OSError:
+            return f"--host {host!r} is not an IPv4 address (four numbers 0-255, like 192.168.1.20)"
+        return None
+    try:
+        socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0, socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        return f"--host {host!r} is not an address or a name of this machine to listen on ({reason})"
+    return None
+
+
 def display_host(host: str) -> str:
     """The host name phones should use, found without sending anything on the network."""
     if host not in ("0.0.0.0", "::", ""):

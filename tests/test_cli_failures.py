@@ -1,0 +1,167 @@
+"""Every CLI failure is one line on stderr and the README's exit status: 2 refused input, 1 anything else."""
+
+import hashlib
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+FULL_GAME = EXAMPLES / "zombee-full-game.jsonl"
+
+
+@pytest.fixture(autouse=True)
+def no_settings(tmp_path, monkeypatch):
+    """`run` reads no settings file of the machine's user."""
+    monkeypatch.delenv("COMPANION_CONFIG", raising=False)
+    monkeypatch.delenv("COMPANION_DB", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "g.sqlite"
+    assert main(["log", "import", str(FULL_GAME), "--db", str(path)]) == 0
+    return path
+
+
+def one_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return err
+
+
+def digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_export_to_a_folder_that_does_not_exist(db, capsys):
+    assert main(["log", "export", "1", "--db", str(db), "-o", "/proc/nope/x.jsonl"]) == 1
+    assert "cannot write /proc/nope/x.jsonl" in one_line(capsys)
+
+
+@pytest.mark.parametrize("where", ["/proc/nonexistent/x.sqlite", "{file}/x.sqlite"])
+def test_run_with_a_game_log_that_cannot_be_created(tmp_path, where, capsys):
+    blocker = tmp_path / "afile"
+    blocker.write_text("not a folder")
+    db = where.format(file=blocker)
+    assert main(["run", "--demo", "--port", "0", "--db", db]) == 1
+    assert f"cannot create the game log {db}" in one_line(capsys)
+
+
+@pytest.mark.parametrize("command", ["run", "serve"])
+@pytest.mark.parametrize("flags, named", [(["--port", "-1"], "--port"), (["--port", "99999"], "--port"),
+                                          (["--host", "999.1.1.1"], "--host '999.1.1.1'")])
+def test_run_and_serve_refuse_an_address_they_cannot_listen_on(tmp_path, command, flags, named, capsys):
+    db = tmp_path / "g.sqlite"
+    assert main([command, "--db", str(db), "--pin", "123456", *flags]) == 2
+    assert named in one_line(capsys)
+    assert not db.exists()  # refused before anything was opened
+
+
+def test_a_closed_pipe_ends_quietly():
+    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "replay", str(FULL_GAME)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # `| head` that has read enough: closed before the summary is written
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141
+    assert err == b""
+
+
+def test_a_database_cut_short_is_one_line_and_exit_1(db, capsys):
+    for seed in range(30):  # enough pages that half of the file is missing pages, not just a header
+        assert main(["log", "import", str(FULL_GAME), "--db", str(db)]) == 0
+    data = db.read_bytes()
+    db.write_bytes(data[: len(data) // 2])
+    capsys.readouterr()
+    for argv in (["log", "--db", str(db)], ["replay", "--db", str(db), "1"], ["log", "export", "1", "--db", str(db)]):
+        assert main(argv) == 1
+        assert "cut short" in one_line(capsys)
+
+
+def newer(db):
+    con = sqlite3.connect(db)
+    con.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
+    con.commit()
+    con.close()
+
+
+def zeroed_header(db):
+    data = bytearray(db.read_bytes())
+    data[:100] = b"\x00" * 100
+    db.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", [newer, zeroed_header])
+@pytest.mark.parametrize("argv", [["replay", "--db", "{db}", "1"], ["log", "--db", "{db}"],
+                                  ["log", "import", str(FULL_GAME), "--db", "{db}"],
+                                  ["serve", "--db", "{db}", "--pin", "123456", "--port", "0"],
+                                  ["run", "--demo", "--db", "{db}", "--pin", "123456", "--port", "0"]])
+def test_a_damaged_or_newer_database_exits_1_everywhere_untouched(db, damage, argv, capsys):
+    damage(db)
+    before = digest(db)
+    capsys.readouterr()
+    assert main([a.format(db=db) for a in argv]) == 1
+    assert str(db) in one_line(capsys)
+    assert digest(db) == before
+
+
+@pytest.mark.parametrize("argv", [["replay", "--db", "{path}", "1"], ["log", "--db", "{path}"],
+                                  ["log", "export", "1", "--db", "{path}"]])
+def test_reading_a_path_that_does_not_exist_is_an_error_and_creates_nothing(tmp_path, argv, capsys):
+    path = tmp_path / "sub" / "games.sqlite"
+    assert main([a.format(path=path) for a in argv]) == 1
+    assert "there is no game log at" in one_line(capsys)
+    assert not (tmp_path / "sub").exists()
+
+
+def foreign_wal(path):
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("CREATE TABLE notes (text TEXT)")
+    con.commit()
+    con.close()
+
+
+def foreign_delete(path):
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE notes (text TEXT)")
+    con.commit()
+    con.close()
+
+
+def empty_sqlite(path):
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA user_version = 1")
+    con.close()
+
+
+def text_file(path):
+    path.write_text(json.dumps({"not": "a game log"}))
+
+
+@pytest.mark.parametrize("make", [foreign_wal, foreign_delete, empty_sqlite, text_file])
+@pytest.mark.parametrize("argv", [["log", "--db", "{path}"], ["replay", "--db", "{path}", "1"],
+                                  ["log", "export", "1", "--db", "{path}"],
+                                  ["log", "import", str(FULL_GAME), "--db", "{path}"]])
+def test_a_file_that_is_not_ours_is_refused_untouched(tmp_path, make, argv, capsys):
+    path = tmp_path / "other.db"
+    make(path)
+    before = digest(path)
+    assert main([a.format(path=path) for a in argv]) == 1
+    assert "not a table companion game log" in one_line(capsys)
+    assert digest(path) == before
+
+
+@pytest.mark.parametrize("host, port, ok", [("127.0.0.1", 8000, True), ("localhost", 0, True), ("0.0.0.0", 65535, True),
+                                            ("127.0.0.1", 65536, False), ("256.0.0.1", 80, False)])
+def test_listen_problem_passes_what_can_be_listened_on(host, port, ok):
+    from web.serve import listen_problem
+
+    assert (listen_problem(host, port) is None) == ok

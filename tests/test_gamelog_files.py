@@ -1,0 +1,191 @@
+"""The game log's file: what opening it reads, writes and refuses; finished games read only when asked for."""
+
+import hashlib
+import json
+import sqlite3
+
+import pytest
+
+from companion.errors import GameLogError, UnknownGame
+from companion.gamelog import GameLog
+from companion.simulate import random_zombee_game
+
+NEW = {"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}
+ROLL = {"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}
+
+
+def digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def finished_game(seed=3):
+    game = random_zombee_game(seed, players=2, variant="standard")
+    return [json.dumps(c) for c in game]
+
+
+def foreign(path):
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE recipes (name TEXT)")
+    con.execute("INSERT INTO recipes VALUES ('soup')")
+    con.commit()
+    con.close()
+
+
+def no_tables(path):
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA user_version = 7")  # a valid SQLite file that holds no table
+    con.close()
+
+
+def text(path):
+    path.write_text("shopping: bread, milk\n")
+
+
+@pytest.mark.parametrize("make", [foreign, no_tables, text])
+@pytest.mark.parametrize("readonly", [True, False])
+def test_a_file_that_is_not_ours_is_refused_untouched(tmp_path, make, readonly):
+    path = tmp_path / "other.db"
+    make(path)
+    before = digest(path)
+    with pytest.raises(GameLogError, match="not a table companion game log") as info:
+        GameLog(path, readonly=readonly)
+    assert "\n" not in str(info.value)
+    assert digest(path) == before  # not even switched to WAL
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
+
+
+def test_reading_a_path_that_does_not_exist_creates_nothing(tmp_path):
+    path = tmp_path / "sub" / "games.sqlite"
+    with pytest.raises(GameLogError, match="there is no game log at"):
+        GameLog(path, readonly=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_reading_never_changes_the_file(tmp_path):
+    db = tmp_path / "g.sqlite"
+    with GameLog(db) as log:
+        gid = log.import_jsonl(finished_game())
+        live = log.apply(None, NEW, "cli").game_id
+    before = digest(db)
+    with GameLog(db, readonly=True) as log:
+        assert [g["id"] for g in log.games()] == [gid, live]
+        assert log.engine(gid).is_over() and log.records(live)[0].command == NEW
+        with pytest.raises(GameLogError, match="read-only"):
+            log.apply(live, ROLL, "cli")
+    assert digest(db) == before
+
+
+def test_a_file_cut_short_is_one_line(tmp_path):
+    db = tmp_path / "g.sqlite"
+    with GameLog(db) as log:
+        for seed in range(20):
+            log.import_jsonl(finished_game(seed))
+    data = db.read_bytes()
+    db.write_bytes(data[: len(data) // 2])
+    with pytest.raises(GameLogError, match="cut short") as info:
+        GameLog(db, readonly=True)
+    assert "\n" not in str(info.value)
+
+
+def test_a_newer_format_is_refused_untouched(tmp_path):
+    db = tmp_path / "g.sqlite"
+    GameLog(db).close()
+    con = sqlite3.connect(db)
+    con.execute("UPDATE meta SET value='3' WHERE key='schema_version'")
+    con.commit()
+    con.close()
+    before = digest(db)
+    with pytest.raises(GameLogError, match="newer companion .*format 3"):
+        GameLog(db)
+    assert digest(db) == before
+
+
+def test_opening_replays_only_the_games_under_way(tmp_path, monkeypatch):
+    db = tmp_path / "g.sqlite"
+    with GameLog(db) as log:
+        done = [log.import_jsonl(finished_game(seed)) for seed in range(5)]
+        live = log.apply(None, NEW, "cli").game_id
+        log.apply(live, ROLL, "cli")
+        final = log.engine(done[2]).state()
+    replayed = []
+    real = GameLog._replay
+    monkeypatch.setattr(GameLog, "_replay", lambda self, gid, rows: replayed.append(gid) or real(self, gid, rows))
+    with GameLog(db) as log:
+        assert replayed == [live]
+        assert [g["over"] for g in log.games()] == [True] * 5 + [False]  # listed without a replay
+        assert replayed == [live]
+        assert log.engine(done[2]).state() == final  # asked for: replayed now
+        assert replayed == [live, done[2]]
+        with pytest.raises(UnknownGame, match="games: 1-6$"):
+            log.engine(99)
+
+
+def test_undoing_the_last_move_reopens_a_finished_game(tmp_path):
+    db = tmp_path / "g.sqlite"
+    with GameLog(db) as log:
+        gid = log.import_jsonl(finished_game())
+        log.apply(gid, {"cmd": "undo"}, "web")
+        assert not log.engine(gid).is_over()
+    with GameLog(db) as log:
+        assert not log.engine(gid).is_over()
+        assert log.games()[0]["over"] is False
+
+
+def test_a_format_1_file_is_upgraded_once_by_a_writer_and_read_as_it_is(tmp_path):
+    db = tmp_path / "g.sqlite"
+    with GameLog(db) as log:
+        done = log.import_jsonl(finished_game())
+        live = log.apply(None, NEW, "cli").game_id
+        listing = log.games()
+    con = sqlite3.connect(db)  # what the companion before format 2 wrote
+    con.executescript("DROP INDEX games_not_over; ALTER TABLE games DROP COLUMN over; "
+                      "ALTER TABLE games DROP COLUMN summary; UPDATE meta SET value='1' WHERE key='schema_version';")
+    con.close()
+    before = digest(db)
+    with GameLog(db, readonly=True) as log:
+        assert log.games() == listing
+    assert digest(db) == before
+    with GameLog(db) as log:
+        assert log.games() == listing
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("2",)
+    assert con.execute("SELECT id, over FROM games ORDER BY id").fetchall() == [(done, 1), (live, 0)]
+    con.close()
+
+
+def test_a_writer_cannot_create_a_log_where_a_folder_cannot_be(tmp_path):
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    with pytest.raises(GameLogError, match="cannot create the game log .* is a file, not a folder"):
+        GameLog(blocker / "g.sqlite")
+    with pytest.raises(GameLogError, match="cannot create the game log"):
+        GameLog("/proc/nonexistent/g.sqlite")
+
+
+def test_a_final_move_that_cannot_be_stored_leaves_the_game_under_way(tmp_path, monkeypatch):
+    db = tmp_path / "g.sqlite"
+    lines = finished_game()
+    with GameLog(db) as log:
+        gid = log.import_jsonl(lines[:-1])  # one move before the end
+        real = log._db
+
+        class FullDisk:
+            def execute(self, sql, *args):
+                if sql.startswith("INSERT INTO commands"):
+                    raise sqlite3.OperationalError("database or disk is full")
+                return real.execute(sql, *args)
+
+            def __getattr__(self, name):
+                return getattr(real, name)
+
+        monkeypatch.setattr(log, "_db", FullDisk())
+        with pytest.raises(GameLogError, match="could not store"):
+            log.apply(gid, json.loads(lines[-1]), "panel")
+        monkeypatch.setattr(log, "_db", real)
+        assert not log.engine(gid).is_over()  # rebuilt from the file, not left as applied in memory
+    with GameLog(db) as log:
+        assert not log.engine(gid).is_over() and log.games()[0]["over"] is False
+        log.apply(gid, json.loads(lines[-1]), "panel")
+        assert log.engine(gid).is_over()
+    with GameLog(db, readonly=True) as log:
+        assert log.games()[0]["over"] is True
