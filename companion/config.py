@@ -8,6 +8,8 @@
     camera = "picamera2"    # or a webcam index ("0"), a folder of images, "synthetic"
     model = "/home/pi/dice-model.npz"   # from `companion vision calibrate`
     still_ms = 300          # how long the dice must lie still before they are read
+    coach = "tip"           # the ZomBee coach: "off", "tip" (one line) or "full" (every option)
+    dice = [["bee", "bee", "honey", "zzz", "zombee", "zombee"], ...]   # the 6 faces of each of the 5 dice
 
     [panel.buttons] / [panel.leds]      # the pin map: see the README's panel section
 """
@@ -20,6 +22,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from .coaching import DEFAULT_DICE, DEFAULT_MODE, check_mode, parse_dice
 from .errors import ConfigError
 from .paths import default_db_path
 
@@ -33,6 +36,8 @@ class Settings:
     camera: str | None = None
     model: str | None = None
     still_ms: int = 300
+    coach: str = DEFAULT_MODE
+    dice: tuple[tuple[str, ...], ...] = DEFAULT_DICE
 
     def db_path(self) -> Path:
         return Path(self.db) if self.db else default_db_path()
@@ -71,12 +76,16 @@ def load_settings(config: dict[str, Any], source: str = "the config file") -> Se
     for key, value in table.items():
         if key not in known:
             raise ConfigError(f"[companion] in {source} has unknown setting {key!r}; settings are {', '.join(known)}")
+        if key == "dice":
+            values[key] = parse_dice(value, source)
+            continue
         want = int if key in ("port", "still_ms") else str
         if key == "camera" and isinstance(value, int):
             value = str(value)
         if type(value) is not want:
             raise ConfigError(f"[companion] {key} in {source} must be a {want.__name__}, got {value!r}")
         values[key] = value
+    check_mode(values.get("coach", DEFAULT_MODE), f"[companion] in {source}")
     settings = Settings(**values)
     if not 1 <= settings.port <= 65535:
         raise ConfigError(f"[companion] port in {source} must be 1-65535, got {settings.port}")

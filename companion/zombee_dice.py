@@ -42,6 +42,34 @@ def can_roll_again(kept: Iterable[str], last_roll: Iterable[str]) -> bool:
     return any(legal_rerolls(kept, last_roll)[face] for face in YELLOW)
 
 
+def is_legal_reroll(kept: Iterable[str], last_roll: Iterable[str], reroll: Iterable[str]) -> bool:
+    """May these faces be picked up for the next roll? (The same test `check_reroll` refuses with.)"""
+    try:
+        check_reroll(list(kept), list(last_roll), tuple(reroll), tuple(reroll))
+    except IllegalCommand:
+        return False
+    return True
+
+
+def reroll_choices(kept: Iterable[str], last_roll: Iterable[str]) -> list[list[str]]:
+    """Every distinct legal pick-up for the next roll, as faces in table order; stopping ([]) not included.
+
+    The bounds of `legal_rerolls` only narrow the search: each candidate is
+    kept or dropped by `is_legal_reroll`, so the rule stays in `check_reroll`.
+    """
+    kept, last_roll = list(kept), list(last_roll)
+    picks = legal_rerolls(kept, last_roll)
+    out = []
+    for bee in range(picks["bee"] + 1):
+        for honey in range(picks["honey"] + 1):
+            for zzz in range(picks["zzz"] + 1):
+                for zombee in range(picks["zombee"] + 1):
+                    reroll = ["bee"] * bee + ["honey"] * honey + ["zzz"] * zzz + ["zombee"] * zombee
+                    if reroll and is_legal_reroll(kept, last_roll, reroll):
+                        out.append(ordered(reroll))
+    return sorted(out, key=lambda r: (len(r), [DICE_FACES.index(f) for f in r]))
+
+
 def describe_picks(picks: dict[str, int]) -> str:
     parts = [f"{n} {face}" for face, n in picks.items() if n and face != "zombee"]
     if picks["zombee"]:

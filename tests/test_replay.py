@@ -41,6 +41,7 @@ def api_state(path: pathlib.Path) -> dict:
 EXAMPLE_1 = {
     "game": "zombee",
     "variant": "standard",
+    "rules": {"zombee_penalty": "revealer"},
     "players": [
         {"name": "Tom", "honey": 3, "green": 0, "eliminated": False},
         {"name": "Mia", "honey": 2, "green": 0, "eliminated": False},
@@ -65,6 +66,7 @@ EXAMPLE_1 = {
 EXAMPLE_2 = {
     "game": "zombee",
     "variant": "standard",
+    "rules": {"zombee_penalty": "revealer"},
     "players": [{"name": n, "honey": 2, "green": 0, "eliminated": False} for n in ["Mia", "Tom", "Ann", "Ben", "Eva"]],
     "active": "Tom",
     "phase": "roll",
@@ -82,7 +84,7 @@ EXAMPLE_2 = {
 
 @pytest.mark.parametrize("name, expected", [("rulebook-example-1.jsonl", EXAMPLE_1), ("rulebook-example-2.jsonl", EXAMPLE_2)])
 def test_rulebook_examples_via_cli(name, expected):
-    assert replay_json(EXAMPLES / name) == expected
+    assert replay_json(EXAMPLES / name) == {**expected, "coach": None}  # no reroll decision: the turn has passed
 
 
 @pytest.mark.parametrize("name, expected", [("rulebook-example-1.jsonl", EXAMPLE_1), ("rulebook-example-2.jsonl", EXAMPLE_2)])

@@ -146,14 +146,16 @@ def _key(state: dict | None) -> tuple | None:
     return (state.get("game_id"), state.get("seq"))
 
 
-def messages(stream: Stream, initial: dict | None, heartbeat_s: float, disconnected=None) -> Iterator[str]:
+def messages(stream: Stream, initial: dict | None, heartbeat_s: float, disconnected=None,
+             shown=lambda state: state) -> Iterator[str]:
     """The text of one phone's event stream: a comment at once, the state, then updates.
 
-    `disconnected` is waitress's `waitress.client_disconnected` callable when available.
+    `disconnected` is waitress's `waitress.client_disconnected` callable when available;
+    `shown(state)` adds what is computed only for showing (the coach), in this phone's thread.
     """
     try:
         yield ": connected\n\nretry: 2000\n\n"
-        yield sse("state", {"state": initial, "events": [], "source": None, "initial": True})
+        yield sse("state", {"state": shown(initial), "events": [], "source": None, "initial": True})
         sent = _key(initial)
         while not stream.closed:
             try:
@@ -173,7 +175,7 @@ def messages(stream: Stream, initial: dict | None, heartbeat_s: float, disconnec
                 if sent is not None and key is not None and key[0] == sent[0] and key[1] <= sent[1]:
                     continue
                 sent = key
-                yield sse("state", {k: v for k, v in message.items() if k != "type"})
+                yield sse("state", {**{k: v for k, v in message.items() if k != "type"}, "state": shown(state)})
             elif kind == "refused":
                 yield sse("refused", {k: v for k, v in message.items() if k != "type"})
             elif kind == "notice":

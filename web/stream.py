@@ -23,7 +23,9 @@ def events():
         stream.close()
         raise
     disconnected = request.environ.get("waitress.client_disconnected")
-    response = Response(messages(stream, initial, c.heartbeat_s, disconnected), mimetype="text/event-stream")
+    coaching = current_app.extensions["coaching"]
+    response = Response(messages(stream, initial, c.heartbeat_s, disconnected, shown=coaching.attach),
+                        mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache, no-store"
     response.headers["X-Accel-Buffering"] = "no"
     response.call_on_close(stream.close)  # also when the body was never read
