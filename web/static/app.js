@@ -31,6 +31,7 @@
     } else if (current.game === "zoo") {
       TC.renderZoo(current);
     }
+    TC.renderCoach(current);
     if (changed) {
       showAlert("alert-dice", "");
       TC.renderControls(current);
