@@ -112,7 +112,9 @@ def summarize(digests: list[dict]) -> dict[str, Any]:
     """Per player (by name, case and spaces ignored): games, wins, win rate and the games' own tallies."""
     finished = sorted((d for d in digests if d["over"]), key=lambda d: (d["created"] or 0, d["id"]))
     players: dict[str, dict[str, Any]] = {}
+    zombee_games = 0
     for d in finished:
+        zombee_games += d["game"] == "zombee"
         winners = {player_key(w) for w in d["winners"]}
         for name in d["players"]:
             key = player_key(name)
@@ -126,8 +128,8 @@ def summarize(digests: list[dict]) -> dict[str, Any]:
             for f in ZOMBEE_FIELDS if d["game"] == "zombee" else ZOO_FIELDS:
                 p[f] += t.get(f, 0)
             if d["game"] == "zombee":
-                p["honey"].append({"game_id": d["id"], "time": d["created"], "honey_taken": t.get("honey_taken", 0),
-                                   "total": p["honey_taken"]})
+                p["honey"].append({"game_id": d["id"], "game": zombee_games, "time": d["created"],
+                                   "honey_taken": t.get("honey_taken", 0), "total": p["honey_taken"]})
     rows = []
     for p in sorted(players.values(), key=lambda p: (-p["wins"], -p["games"], p["player"].casefold())):
         p["win_rate"] = p["wins"] / p["games"]

@@ -12,7 +12,7 @@
 
   const pct = (x) => `${Math.round(x * 100)}%`;
   const num = (x) => (Math.abs(x - Math.round(x)) < 0.05 ? String(Math.round(x)) : x.toFixed(1));
-  const signed = (x) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(2);
+  const signed = (x) => (x > -0.005 ? "+" : "−") + Math.abs(x).toFixed(2); // never "−0.00"
 
   /* "the Zzz and the ZomBee", "the 2 Bees and the Zzz" */
   function dice(reroll) {

@@ -1,0 +1,110 @@
+"""The coach's tip and table, the dice statistics and the statistics page in a real browser, at phone size.
+
+Screenshots go to test-output/ (coach-tip.png, coach-full.png, stats.png).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from test_web_browser import PHONE, PIN, browser, open_live, page, play, pytestmark, shot, start_site  # noqa: F401
+
+from companion.coach import coach
+from companion.gamelog import GameLog
+from companion.simulate import random_zombee_game
+from companion.table import Table
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+LIVE = [
+    {"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia", "Ann"]},
+    {"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]},
+]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    log = GameLog(tmp_path_factory.mktemp("coach") / "games.sqlite")
+    for seed in range(4):
+        log.import_jsonl([json.dumps(c) for c in random_zombee_game(seed)])
+    log.import_jsonl((EXAMPLES / "zoo-game.jsonl").read_text().splitlines())
+    table = Table(log).start()
+    play(table, LIVE)
+    srv = start_site(table)
+    yield SimpleNamespace(url=srv.url + "/", table=table)
+    srv.stop()
+    table.stop()
+    log.close()
+
+
+def fits_the_phone(page):
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], "the page scrolls sideways"
+
+
+def unlock(page):
+    page.fill("#pin-input", PIN)
+    page.click("#pin-form button")
+
+
+def test_the_tip_names_the_best_choice(site, page):
+    from playwright.sync_api import expect
+
+    figures = coach(site.table.state())
+    best = figures["options"][figures["best"]]
+    assert best["reroll"] == ["bee", "bee", "zzz", "zombee"]
+    open_live(page, site.url)
+    expect(page.locator("#coach")).to_be_visible()
+    expect(page.locator("#coach-tip")).to_have_text(
+        "Best: roll the 2 Bees, the Zzz and the ZomBee again: honey chance 0% → 28%, 0.5 more flowers for you on average")
+    expect(page.locator("#coach-table table")).to_have_count(0)
+    fits_the_phone(page)
+    shot(page, "coach-tip.png")
+
+
+def test_the_full_table_needs_the_pin_and_lists_every_option(site, page):
+    from playwright.sync_api import expect
+
+    open_live(page, site.url)
+    page.click("#coach-modes button[data-mode=full]")
+    expect(page.locator("#insight-msg")).to_contain_text("Enter the override PIN first")
+    expect(page.locator("#coach-table table")).to_have_count(0)
+    unlock(page)
+    page.click("#coach-modes button[data-mode=full]")
+    figures = coach(site.table.state())
+    rows = page.locator("#coach-table tbody tr")
+    expect(rows).to_have_count(len(figures["options"]))
+    expect(rows.nth(0).locator("th")).to_have_text("Stop")
+    expect(page.locator("#coach-table tr.best th")).to_have_text("★ Bee, Bee, Zzz, ZomBee")
+    expect(page.locator("#coach-modes button[data-mode=full]")).to_have_attribute("aria-pressed", "true")
+    fits_the_phone(page)
+    page.locator("#coach").scroll_into_view_if_needed()
+    shot(page, "coach-full.png")
+    page.click("#coach-modes button[data-mode=off]")
+    expect(page.locator("#coach")).to_be_hidden()
+    page.click("#coach-modes button[data-mode=tip]")
+    expect(page.locator("#coach")).to_be_visible()
+
+
+def test_dice_statistics_show_on_the_page(site, page):
+    from playwright.sync_api import expect
+
+    open_live(page, site.url)
+    rows = page.locator("#dice-stats tbody tr")
+    expect(rows).to_have_count(4)
+    expect(rows.nth(0).locator("th")).to_have_text("Bee")
+    expect(page.locator("#dice-stats .verdict")).to_contain_text("p = ")
+
+
+def test_the_statistics_page_fits_a_phone(site, page):
+    from playwright.sync_api import expect
+
+    page.goto(site.url + "stats")
+    expect(page.locator("#st-players tr")).to_have_count(5)  # Tom, Mia, Ann and the Zoo's Ben and Cat
+    expect(page.locator("#st-winrate svg")).to_be_visible()
+    expect(page.locator("#st-honey svg")).to_be_visible()
+    expect(page.locator("#st-score svg")).to_be_visible()
+    expect(page.locator("#st-zoo tr")).to_have_count(3)
+    fits_the_phone(page)
+    shot(page, "stats.png")
