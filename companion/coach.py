@@ -91,6 +91,7 @@ class Tree:
                     starts.append(len(rows))
                     rows += [self._row(kept, last, r) for r in self.options(kept, last)]
         self.rows = np.array(rows)  # every option of every last decision x final class
+        self.row_figures = self.rows @ FIGURES  # these do not depend on the game's state
         self.starts = np.array(starts)
         self.state_of_row = np.repeat(np.arange(len(starts)), np.diff(np.append(self.starts, len(rows))))
         self._early: dict[tuple[Counts, Counts], np.ndarray] = {}
@@ -137,13 +138,17 @@ class Tree:
 
     def figures(self, kept: Counts, last: Counts, rolls: int, worth: np.ndarray) -> np.ndarray:
         """Option x (value, p_three_honey, own_flips, others_flips) for a decision after roll `rolls`."""
-        final = np.column_stack([worth, FIGURES])
-        per_row = self.rows @ final
+        # Matrix-vector products only: a matrix-matrix product may start BLAS threads, whose
+        # start-up costs more than the sums themselves on a busy two-core Pi.
+        values = self.rows @ worth
         if rolls == MAX_ROLLS - 1:
             start = self.starts[self.last_index[(kept, last)]]
-            return per_row[start:start + len(self.options(kept, last))]
-        best = self._best_rows(per_row[:, 0])
-        return self.early(kept, last) @ np.vstack([per_row[best], final])
+            end = start + len(self.options(kept, last))
+            return np.column_stack([values[start:end], self.row_figures[start:end]])
+        best = self._best_rows(values)
+        early = self.early(kept, last)
+        later = np.column_stack([np.append(values[best], worth), np.vstack([self.row_figures[best], FIGURES])])
+        return np.column_stack([early @ later[:, k] for k in range(later.shape[1])])
 
     def _best_rows(self, values: np.ndarray) -> np.ndarray:
         """Per last decision, its first option within TIE of the highest value."""
