@@ -95,6 +95,10 @@ class Tree:
         self.starts = np.array(starts)
         self.state_of_row = np.repeat(np.arange(len(starts)), np.diff(np.append(self.starts, len(rows))))
         self._early: dict[tuple[Counts, Counts], np.ndarray] = {}
+        nothing = (0, 0, 0, 0)
+        for first in multisets(DICE):  # every first roll: built now, so no state waits for it later
+            if can_roll_again([], faces_of(first)):
+                self.early(nothing, first)
 
     @staticmethod
     @functools.lru_cache(maxsize=2048)

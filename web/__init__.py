@@ -17,6 +17,7 @@ Config keys (all optional except TABLE):
   MAX_BODY     largest request body in bytes (default 16 KiB); larger gets 413
   STATUS       callable returning a dict shown as "status" in /api/info (demo, restarted, camera)
   COACH, DICE  the ZomBee coach's mode (off/tip/full, default tip) and the faces of the five dice
+  STATS_WARM_UP  digest the log's games for /stats in a background thread at start (default False)
 """
 
 from __future__ import annotations
@@ -104,6 +105,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
     errors.install(app)
+    if cfg.get("STATS_WARM_UP"):
+        insight.warm_up(app)
     return app
 
 

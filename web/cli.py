@@ -84,7 +84,7 @@ def handle(args: argparse.Namespace) -> int:
         return 1
     table = Table(gamelog).start()
     try:
-        app = create_app({"TABLE": table, "PIN": pin, "MAX_STREAMS": args.max_streams})
+        app = create_app({"TABLE": table, "PIN": pin, "MAX_STREAMS": args.max_streams, "STATS_WARM_UP": True})
         try:
             server = web_serve.ServerThread(app, args.host, args.port)
         except OSError as exc:
