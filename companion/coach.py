@@ -69,6 +69,12 @@ def add(a: Counts, b: Counts) -> Counts:
     return tuple(x + y for x, y in zip(a, b))  # type: ignore[return-value]
 
 
+@functools.lru_cache(maxsize=2048)
+def options(kept: Counts, last: Counts) -> list[list[str]]:
+    """Stopping first, then every legal pick-up (as the rules list them)."""
+    return [[]] + reroll_choices(faces_of(kept), faces_of(last))
+
+
 class Tree:
     """Where each choice leads for one set of face chances; independent of the game's state.
 
@@ -100,11 +106,8 @@ class Tree:
             if can_roll_again([], faces_of(first)):
                 self.early(nothing, first)
 
-    @staticmethod
-    @functools.lru_cache(maxsize=2048)
-    def options(kept: Counts, last: Counts) -> list[list[str]]:
-        """Stopping first, then every legal pick-up (as the rules list them)."""
-        return [[]] + reroll_choices(faces_of(kept), faces_of(last))
+    def options(self, kept: Counts, last: Counts) -> list[list[str]]:
+        return options(kept, last)
 
     def aside(self, kept: Counts, last: Counts, reroll: list[str]) -> Counts:
         return counts(set_aside(faces_of(kept), faces_of(last), tuple(reroll)))
@@ -241,7 +244,7 @@ def coach(state: dict | None, faces: dict[str, float] | None = None) -> dict | N
     table = t.figures(kept, last, state["rolls"], worth(state))
     values = table[:, 0]
     best = int(np.flatnonzero(values >= values.max() - TIE)[0])
-    options = [{"reroll": reroll, "p_three_honey": float(row[1]), "own_flips": float(row[2]),
+    options = [{"reroll": list(reroll), "p_three_honey": float(row[1]), "own_flips": float(row[2]),
                 "others_flips": float(row[3]), "value": float(row[0])}
                for reroll, row in zip(t.options(kept, last), table)]
     return {"faces": dict(zip(DICE_FACES, p)), "options": options, "best": best}

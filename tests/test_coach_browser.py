@@ -108,3 +108,31 @@ def test_the_statistics_page_fits_a_phone(site, page):
     expect(page.locator("#st-zoo tr")).to_have_count(3)
     fits_the_phone(page)
     shot(page, "stats.png")
+
+
+def test_loaded_dice_are_offered_to_the_coach_with_the_pin(browser, page, tmp_path):
+    from playwright.sync_api import expect
+
+    log = GameLog(tmp_path / "games.sqlite")
+    table = Table(log).start()
+    loaded = [{"cmd": "roll", "faces": ["bee", "honey", "zzz", "zzz", "zzz"]}, {"cmd": "stop"},
+              {"cmd": "flip", "result": "bee"}]  # the bee face: one flower for the other player
+    play(table, [{"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}] + loaded * 10 + loaded[:1])
+    srv = start_site(table)
+    try:
+        open_live(page, srv.url + "/")
+        expect(page.locator("#dice-stats .verdict")).to_contain_text("differ")
+        unlock(page)
+        page.click("text=Let the coach use the observed chances")
+        expect(page.locator("#coach-faces")).to_have_text(
+            "The coach assumes (as the dice have shown): Bee 20%, Honey 20%, Zzz 60%, ZomBee 0%")
+        expect(page.locator("#coach-tip")).to_contain_text("Best:")
+        faces = page.request.get(srv.url + "/api/state").json()["coach"]["faces"]
+        assert faces == pytest.approx({"bee": 0.2, "honey": 0.2, "zzz": 0.6, "zombee": 0.0})
+        page.click("text=Coach: use the settings' dice again")
+        expect(page.locator("#coach-faces")).to_contain_text("from the settings")
+    finally:
+        srv.stop()
+        table.stop()
+        log.close()
+

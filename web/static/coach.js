@@ -105,11 +105,8 @@
     settings = answer;
     say("Done.", "ok");
     showSettings();
-    draw();
-    if ("faces" in body) {
-      await reloadState();
-      loadDiceStats();
-    }
+    await reloadState(); // the figures shown were made with the old setting (or not at all while off)
+    if ("faces" in body) loadDiceStats();
   }
 
   async function reloadState() {
