@@ -33,6 +33,7 @@ from .zombee_dice import DICE, HONEY_FOR_A_DROP, MAX_ROLLS, can_roll_again, rero
 TIE = 1e-12  # values closer than this are a tie: the earlier option (stopping first) wins
 
 Counts = tuple[int, int, int, int]  # how many bee, honey, zzz, zombee
+Chances = tuple[float, ...]  # the chance of bee, honey, zzz, zombee on one die
 
 
 def counts(faces: Iterable[str]) -> Counts:
@@ -54,7 +55,7 @@ FINAL_INDEX = {c: i for i, c in enumerate(FINAL)}
 FIGURES = np.array([[c[1] >= HONEY_FOR_A_DROP, c[3], c[0]] for c in FINAL], dtype=float)
 
 
-def roll_chances(size: int, p: Counts) -> list[tuple[Counts, float]]:
+def roll_chances(size: int, p: Chances) -> list[tuple[Counts, float]]:
     """Each multiset `size` dice can show, with its chance (multinomial)."""
     out = []
     for c in multisets(size):
@@ -83,10 +84,9 @@ class Tree:
     some chance, to a last decision (then its best option) or straight to a final class.
     """
 
-    def __init__(self, p: Counts):
+    def __init__(self, p: Chances):
         self.p = p
         self._rolls = {k: roll_chances(k, p) for k in range(DICE + 1)}
-        self._final_rows: dict[Counts, np.ndarray] = {}
         rows, starts, self.last_index = [], [], {}
         for kept_size in range(DICE):
             for kept in multisets(kept_size):
@@ -166,7 +166,7 @@ class Tree:
 
 
 @functools.lru_cache(maxsize=8)
-def tree(p: Counts) -> Tree:
+def tree(p: Chances) -> Tree:
     return Tree(p)
 
 
@@ -228,6 +228,10 @@ def worth(state: dict) -> np.ndarray:
     return out
 
 
+def prepare(faces: dict[str, float]) -> None:
+    tree(tuple(float(faces[f]) for f in DICE_FACES))
+
+
 def has_decision(state: dict | None) -> bool:
     return (bool(state) and state.get("game") == "zombee" and state.get("phase") == "roll"
             and 1 <= state.get("rolls", 0) < MAX_ROLLS and can_roll_again(state["kept"], state["last_roll"]))
@@ -239,7 +243,7 @@ def coach(state: dict | None, faces: dict[str, float] | None = None) -> dict | N
         return None
     chances = faces or face_chances(DEFAULT_DICE)
     p = tuple(float(chances[f]) for f in DICE_FACES)
-    t = tree(p)  # type: ignore[arg-type]
+    t = tree(p)
     kept, last = counts(state["kept"]), counts(state["last_roll"])
     table = t.figures(kept, last, state["rolls"], worth(state))
     values = table[:, 0]

@@ -87,6 +87,26 @@ def test_the_full_table_needs_the_pin_and_lists_every_option(site, page):
     expect(page.locator("#coach")).to_be_visible()
 
 
+def test_every_phone_follows_a_switch(site, page, browser):
+    from playwright.sync_api import expect
+
+    other = browser.new_context(viewport=PHONE).new_page()
+    try:
+        open_live(other, site.url)
+        open_live(page, site.url)
+        expect(other.locator("#coach-table table")).to_have_count(0)
+        unlock(page)
+        page.click("#coach-modes button[data-mode=full]")
+        expect(other.locator("#coach-table table")).to_have_count(1)
+        expect(other.locator("#coach-modes button[data-mode=full]")).to_have_attribute("aria-pressed", "true")
+        page.click("#coach-modes button[data-mode=off]")
+        expect(other.locator("#coach")).to_be_hidden()
+        page.click("#coach-modes button[data-mode=tip]")
+        expect(other.locator("#coach-tip")).to_contain_text("Best:")
+    finally:
+        other.context.close()
+
+
 def test_dice_statistics_show_on_the_page(site, page):
     from playwright.sync_api import expect
 

@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 
 
 def warm_up(app) -> threading.Thread:
-    """Digest every game once in the background, so the first look at the statistics is quick.
+    """Build the coach's tables and digest every game once in the background, so neither waits for a phone.
 
     With a thousand games that first pass replays them all (seconds); afterwards
     only a game that changed is replayed again.
@@ -38,12 +38,15 @@ def warm_up(app) -> threading.Thread:
     stats = app.extensions.setdefault("game_stats", GameStats())
     gamelog = app.extensions["companion"].table.log
 
+    coach = app.extensions["coaching"]
+
     def run():
         try:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)  # after the table's own work
         except (AttributeError, OSError):
             pass
         try:
+            coach.prepare()
             stats.summary(gamelog)
         except Exception:  # the page will try again when asked
             log.exception("reading the statistics in the background failed")
@@ -99,6 +102,8 @@ def change_coach():
             coaching().use_observed(observed)
     except ConfigError as exc:
         raise BadRequest(str(exc)) from None
+    # Every phone at the table follows the switch (a notice without words: not shown as an event).
+    current_app.extensions["companion"].table.notify("coach", mode=coaching().mode)
     return jsonify(coaching().settings())
 
 

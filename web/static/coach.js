@@ -109,6 +109,17 @@
     if ("faces" in body) loadDiceStats();
   }
 
+  /* Another phone switched the coach (a notice on the stream): follow it. */
+  TC.coachSwitched = async function () {
+    try {
+      settings = await (await fetch("/api/coach", { cache: "no-store" })).json();
+    } catch (err) {
+      return;
+    }
+    showSettings();
+    await reloadState();
+  };
+
   async function reloadState() {
     try {
       const response = await fetch("/api/state", { cache: "no-store" });
