@@ -179,37 +179,48 @@ def pay_chances(state: dict) -> dict[tuple[int, int], dict[str, float]]:
     for a player named at random among those its turner may name other than themselves.
     """
     names = [p["name"] for p in state["players"]]
-    living = [i for i, p in enumerate(state["players"]) if not p["eliminated"]]
+    living = tuple(i for i, p in enumerate(state["players"]) if not p["eliminated"])
     active = names.index(state["active"])
     others = [s for s in ((active + k) % len(names) for k in range(1, len(names))) if s in living]
-    penalty = (state.get("rules") or {}).get("zombee_penalty", "revealer")
+    penalty_active = (state.get("rules") or {}).get("zombee_penalty", "revealer") == "active"
     f = state["flowers"]
-
-    @functools.cache
-    def chances(queue: tuple[int, ...], bees_down: int, questions_down: int) -> tuple[float, ...]:
-        paid = [0.0] * len(names)
-        if not queue:
-            return tuple(paid)
-        n = bees_down + questions_down + 1
-        turner, rest = queue[0], queue[1:]
-        paid[active if penalty == "active" else turner] += 1 / n
-        if bees_down:
-            for seat, q in enumerate(chances(rest, bees_down - 1, questions_down)):
-                paid[seat] += q * bees_down / n
-        if questions_down:
-            named = [s for s in living if s != turner]
-            for who in named:
-                for seat, q in enumerate(chances((who,) + rest, bees_down, questions_down - 1)):
-                    paid[seat] += q * questions_down / n / len(named)
-        return tuple(paid)
-
+    table = _Flips(len(names), active, penalty_active, living)
     out = {}
     for zombees in range(DICE + 1):
         for bees in range(DICE + 1 - zombees):
             queue = (active,) * zombees + tuple(others[k % len(others)] for k in range(bees))
-            paid = chances(queue, FLOWERS["bee"] - f["bee"], FLOWERS["question"] - f["question"])
+            paid = table.paid(queue, FLOWERS["bee"] - f["bee"], FLOWERS["question"] - f["question"])
             out[(zombees, bees)] = dict(zip(names, paid))
     return out
+
+
+class _Flips:
+    """The flips of one turn, memoised. (A plain object, not a recursive closure: no reference
+    cycle is left behind, so the garbage collector never has to pause a page to find it.)"""
+
+    def __init__(self, players: int, active: int, penalty_active: bool, living: tuple[int, ...]):
+        self.players, self.active, self.penalty_active, self.living = players, active, penalty_active, living
+        self.memo: dict[tuple, tuple[float, ...]] = {}
+
+    def paid(self, queue: tuple[int, ...], bees_down: int, questions_down: int) -> tuple[float, ...]:
+        key = (queue, bees_down, questions_down)
+        if key in self.memo:
+            return self.memo[key]
+        paid = [0.0] * self.players
+        if queue:
+            n = bees_down + questions_down + 1
+            turner, rest = queue[0], queue[1:]
+            paid[self.active if self.penalty_active else turner] += 1 / n
+            if bees_down:
+                for seat, q in enumerate(self.paid(rest, bees_down - 1, questions_down)):
+                    paid[seat] += q * bees_down / n
+            if questions_down:
+                named = [s for s in self.living if s != turner]
+                for who in named:
+                    for seat, q in enumerate(self.paid((who,) + rest, bees_down, questions_down - 1)):
+                        paid[seat] += q * questions_down / n / len(named)
+        self.memo[key] = result = tuple(paid)
+        return result
 
 
 def worth(state: dict) -> np.ndarray:
