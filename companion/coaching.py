@@ -9,6 +9,7 @@ engine thread, so a command is acknowledged without waiting for them.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from typing import Any, Sequence
@@ -24,6 +25,7 @@ DEFAULT_DIE = ("bee", "bee", "honey", "zzz", "zombee", "zombee")
 DEFAULT_DICE = (DEFAULT_DIE,) * DICE
 FACES_PER_DIE = 6
 CACHE_SIZE = 256
+log = logging.getLogger(__name__)
 
 
 def check_mode(value: Any, source: str = "the config file") -> str:
@@ -100,7 +102,11 @@ class Coaching:
                     return self._cache[key]
         from .coach import coach  # numpy: loaded only when a coach is shown
 
-        result = coach(state, faces)
+        try:
+            result = coach(state, faces)
+        except Exception:  # a fault in the coach must never cost a phone its state or its stream
+            log.exception("the coach failed for game %s move %s", key[0], key[1])
+            return None
         if key[0] is not None and key[1] is not None:
             with self._lock:
                 self._cache[key] = result

@@ -147,3 +147,15 @@ def test_live_updates_carry_the_coach(table):
     assert data["state"]["coach"]["options"][data["state"]["coach"]["best"]]["reroll"] == ["bee", "bee", "zzz", "zombee"]
     r.close()
     app.extensions["companion"].hub.close()
+
+
+def test_a_fault_in_the_coach_never_costs_the_state(monkeypatch, caplog):
+    import companion.coach
+
+    def broken(state, faces):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(companion.coach, "coach", broken)
+    state = {"game": "zombee", "game_id": 1, "seq": 2, "phase": "roll", "rolls": 1}
+    assert Coaching().attach(state) == {**state, "coach": None}
+    assert "the coach failed for game 1 move 2" in caplog.text
