@@ -6,6 +6,7 @@ Screenshots go to test-output/ (coach-tip.png, coach-full.png, stats.png).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -57,7 +58,7 @@ def test_the_tip_names_the_best_choice(site, page):
     open_live(page, site.url)
     expect(page.locator("#coach")).to_be_visible()
     expect(page.locator("#coach-tip")).to_have_text(
-        "Best: roll the 2 Bees, the Zzz and the ZomBee again: honey chance 0% → 28%, 0.5 more flowers for you on average")
+        "Best: roll the 2 Bees, the Zzz and the ZomBee again: honey chance 0% → 28%")
     expect(page.locator("#coach-table table")).to_have_count(0)
     fits_the_phone(page)
     shot(page, "coach-tip.png")
@@ -156,3 +157,12 @@ def test_loaded_dice_are_offered_to_the_coach_with_the_pin(browser, page, tmp_pa
         table.stop()
         log.close()
 
+
+
+def test_the_tip_says_stop_when_stopping_is_best(site, page):
+    from playwright.sync_api import expect
+
+    play(site.table, [LIVE[0], {"cmd": "roll", "faces": ["honey", "honey", "honey", "zzz", "zzz"]}])
+    assert coach(site.table.state())["best"] == 0
+    open_live(page, site.url)
+    expect(page.locator("#coach-tip")).to_have_text(re.compile(r"^Best: stop now \(rolling the .+ again: .+\)$"))

@@ -159,3 +159,9 @@ def test_a_fault_in_the_coach_never_costs_the_state(monkeypatch, caplog):
     state = {"game": "zombee", "game_id": 1, "seq": 2, "phase": "roll", "rolls": 1}
     assert Coaching().attach(state) == {**state, "coach": None}
     assert "the coach failed for game 1 move 2" in caplog.text
+
+
+def test_the_documented_example_is_what_replay_prints():
+    doc = (ROOT / "docs" / "coach-and-stats.md").read_text()
+    shown = json.loads("{" + doc.split("```json\n", 1)[1].split("```", 1)[0] + "}")["coach"]
+    assert replay(ROOT / "examples" / "zombee-coach.jsonl")["coach"] == shown

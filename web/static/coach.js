@@ -23,17 +23,18 @@
     return parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}` : parts[0];
   }
 
-  /* What choosing `a` instead of `b` changes most, in words. */
+  /* The one thing choosing `a` instead of `b` changes most, in words: the honey chance,
+     else the player's own flowers, else the others' (the table has the rest). */
   function effects(a, b) {
-    const out = [];
-    const honey = a.p_three_honey - b.p_three_honey;
-    if (Math.abs(honey) >= 0.05) out.push(`honey chance ${pct(b.p_three_honey)} → ${pct(a.p_three_honey)}`);
-    for (const [d, whom] of [[a.own_flips - b.own_flips, "you"], [a.others_flips - b.others_flips, "the others"]]) {
-      if (Math.abs(d) < 0.05 || out.length >= 2) continue;
-      const n = num(Math.abs(d));
-      out.push(`${n} ${d < 0 ? "fewer" : "more"} flower${n === "1" ? "" : "s"} for ${whom} on average`);
+    if (Math.abs(a.p_three_honey - b.p_three_honey) >= 0.05) {
+      return `honey chance ${pct(b.p_three_honey)} → ${pct(a.p_three_honey)}`;
     }
-    return out.join(", ");
+    for (const [d, whom] of [[a.own_flips - b.own_flips, "you"], [a.others_flips - b.others_flips, "the others"]]) {
+      if (Math.abs(d) < 0.05) continue;
+      const n = num(Math.abs(d));
+      return `${n} ${d < 0 ? "fewer" : "more"} flower${n === "1" ? "" : "s"} for ${whom} on average`;
+    }
+    return "";
   }
 
   function tip(c) {
