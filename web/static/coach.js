@@ -78,6 +78,7 @@
     if (state && !("coach" in state) && shown && state.game_id === shown.game_id && state.seq === shown.seq) return;
     const firstRoll = state && state.rolls === 1 && (!shown || shown.seq !== state.seq);
     shown = state && state.game === "zombee" ? state : null;
+    TC.show("insight", !state || state.game === "zombee"); // the coach and these dice are ZomBee's
     draw();
     if (firstRoll) loadDiceStats();
   };
