@@ -147,7 +147,9 @@ def to_csv(summary: dict[str, Any]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for p in summary["players"]:
-        row = dict(p, win_rate=round(p["win_rate"], 4),
+        # A name like "=SUM(...)" must stay a name when the file is opened in a spreadsheet.
+        name = "'" + p["player"] if p["player"][:1] in ("=", "+", "-", "@") else p["player"]
+        row = dict(p, player=name, win_rate=round(p["win_rate"], 4),
                    average_score="" if p["average_score"] is None else round(p["average_score"], 2))
         writer.writerow([row[c] for c in CSV_COLUMNS])
     return out.getvalue()

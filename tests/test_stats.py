@@ -113,6 +113,13 @@ def test_csv_has_a_row_per_player(log):
     assert (tom["games"], tom["wins"], tom["win_rate"], tom["average_score"]) == ("2", "1", "0.5", "")
 
 
+def test_csv_keeps_a_formula_looking_name_a_name(gamelog):
+    game = [dict(GAME_B[0], players=["=cmd()", "Bo"])] + GAME_B[1:]
+    gamelog.import_jsonl(lines(game))
+    rows = list(csv.reader(io.StringIO(to_csv(GameStats().summary(gamelog)))))
+    assert "'=cmd()" in [r[0] for r in rows]
+
+
 def run_cli(*args):
     return subprocess.run([sys.executable, "-m", "companion.cli", *args], capture_output=True, text=True, cwd=ROOT,
                           timeout=60)
