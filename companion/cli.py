@@ -15,6 +15,9 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from . import stats_cli
+from .coaching import Coaching
+from .config import load_settings, read_config
 from .errors import CompanionError, GameLogError
 from .gamelog import GameLog
 from .paths import default_db_path
@@ -48,7 +51,11 @@ def _pipe_closed() -> int:
     return EXIT_PIPE
 
 
-def _print_state(state: dict, as_json: bool) -> None:
+def _print_state(state: dict, as_json: bool, config: str | None = None) -> None:
+    if as_json and state.get("game") == "zombee":
+        # The coach: the usual dice and "tip" unless --config says otherwise (the user's own file is not read).
+        settings = load_settings(read_config(config), config or "the defaults")
+        state = Coaching(settings.coach, settings.dice).attach(state)
     print(json.dumps(state) if as_json else summarize(state))
 
 
@@ -64,7 +71,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             return _fail(f"with --db, give a game id (a number) to replay, got {args.target!r}; `companion log --db {args.db}` lists them")
         with GameLog(args.db, readonly=True) as log:
             engine = log.engine(int(args.target))
-            _print_state(engine.state(), args.json)
+            _print_state(engine.state(), args.json, args.config)
         return 0
     if args.target is None:
         return _fail("give a game log (JSON Lines) to replay, or --db PATH GAME_ID")
@@ -74,7 +81,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         return _fail(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}", EXIT_FAILED)
     engine, _ = replay_lines(lines)
-    _print_state(engine.state(), args.json)
+    _print_state(engine.state(), args.json, args.config)
     return 0
 
 
@@ -118,7 +125,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     return _fail(f"unknown log action {args.action!r}; actions: import, export (or none to list)")
 
 
-BUILT_IN = ("replay", "log")
+BUILT_IN = ("replay", "log") + stats_cli.COMMANDS
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -130,6 +137,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     replay.add_argument("target", nargs="?", help="a JSON Lines game log, or with --db a game id")
     replay.add_argument("--db", help="replay game GAME_ID from this database instead")
     replay.add_argument("--json", action="store_true", help="print the state as one JSON object")
+    replay.add_argument("--config", help="settings file (TOML) for the coach's mode and dice (default: tip, the usual dice)")
     replay.set_defaults(func=cmd_replay)
 
     log = sub.add_parser("log", help="list, import or export the games in a database")
@@ -139,6 +147,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     log.add_argument("--out", "-o", help="export: write to this file instead of standard output")
     log.add_argument("--json", action="store_true", help="list the games as JSON")
     log.set_defaults(func=cmd_log)
+
+    stats_cli.register(sub)
 
     plugins = entry_points(group="companion.cli")
     first = next((a for a in argv or [] if not a.startswith("-")), None)

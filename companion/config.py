@@ -10,6 +10,8 @@
     still_ms = 300          # how long the dice must lie still before they are read
     allowed_hosts = "pi.lan, companion.home"  # more names phones may use (localhost, this
                             # machine's name, NAME.local and IP addresses always work)
+    coach = "tip"           # the ZomBee coach: "off", "tip" (one line) or "full" (every option)
+    dice = [["bee", "bee", "honey", "zzz", "zombee", "zombee"], ...]   # the 6 faces of each of the 5 dice
 
     [panel.buttons] / [panel.leds]      # the pin map: see docs/panel.md
 """
@@ -22,6 +24,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from .coaching import DEFAULT_DICE, DEFAULT_MODE, check_mode, parse_dice
 from .errors import ConfigError
 from .paths import default_db_path
 
@@ -40,6 +43,8 @@ class Settings:
     def host_names(self) -> list[str]:
         """The Host names the page is served under besides this machine's own (hosts.py)."""
         return [self.host, *(h.strip() for h in (self.allowed_hosts or "").split(",") if h.strip())]
+    coach: str = DEFAULT_MODE
+    dice: tuple[tuple[str, ...], ...] = DEFAULT_DICE
 
     def db_path(self) -> Path:
         return Path(self.db) if self.db else default_db_path()
@@ -78,12 +83,16 @@ def load_settings(config: dict[str, Any], source: str = "the config file") -> Se
     for key, value in table.items():
         if key not in known:
             raise ConfigError(f"[companion] in {source} has unknown setting {key!r}; settings are {', '.join(known)}")
+        if key == "dice":
+            values[key] = parse_dice(value, source)
+            continue
         want = int if key in ("port", "still_ms") else str
         if key == "camera" and isinstance(value, int):
             value = str(value)
         if type(value) is not want:
             raise ConfigError(f"[companion] {key} in {source} must be a {want.__name__}, got {value!r}")
         values[key] = value
+    check_mode(values.get("coach", DEFAULT_MODE), f"[companion] in {source}")
     settings = Settings(**values)
     if not 1 <= settings.port <= 65535:
         raise ConfigError(f"[companion] port in {source} must be 1-65535, got {settings.port}")

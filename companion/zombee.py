@@ -290,6 +290,7 @@ class ZomBee:
         return {
             "game": "zombee",
             "variant": self.variant,
+            "rules": {"zombee_penalty": self.penalty},  # the coach needs to know who pays for a ZomBee
             "players": [{"name": p.name, "honey": p.honey, "green": p.green, "eliminated": p.eliminated}
                         for p in self.players],
             "active": name(self.active),

@@ -7,7 +7,6 @@ questions (`is_legal_reroll`) before they send a command.
 from __future__ import annotations
 
 from collections import Counter
-from itertools import product
 from typing import Iterable
 
 from .commands import DICE_FACES, quote
@@ -38,23 +37,37 @@ def legal_rerolls(kept: Iterable[str], last_roll: Iterable[str]) -> dict[str, in
     return picks
 
 
-def reroll_choices(kept: Iterable[str], last_roll: Iterable[str]) -> list[list[str]]:
-    """Every distinct set of dice that may be picked up for the next roll, each ordered like a roll.
-
-    Fewest dice first; empty when nothing may be picked up.
-    """
-    picks = legal_rerolls(kept, last_roll)
-    choices = []
-    for bee, honey, zzz in product(*(range(picks[face] + 1) for face in YELLOW)):
-        for zombee in range(min(picks["zombee"], zzz) + 1):
-            if bee + honey + zzz:
-                choices.append(["bee"] * bee + ["honey"] * honey + ["zzz"] * zzz + ["zombee"] * zombee)
-    return sorted(choices, key=lambda faces: (len(faces), [DICE_FACES.index(f) for f in faces]))
-
-
 def can_roll_again(kept: Iterable[str], last_roll: Iterable[str]) -> bool:
     """False when every die of the latest roll is a ZomBee: nothing may be picked up."""
     return any(legal_rerolls(kept, last_roll)[face] for face in YELLOW)
+
+
+def is_legal_reroll(kept: Iterable[str], last_roll: Iterable[str], reroll: Iterable[str]) -> bool:
+    """May these faces be picked up for the next roll? (The same test `check_reroll` refuses with.)"""
+    try:
+        check_reroll(list(kept), list(last_roll), tuple(reroll), tuple(reroll))
+    except IllegalCommand:
+        return False
+    return True
+
+
+def reroll_choices(kept: Iterable[str], last_roll: Iterable[str]) -> list[list[str]]:
+    """Every distinct legal pick-up for the next roll, as faces in table order; stopping ([]) not included.
+
+    The bounds of `legal_rerolls` only narrow the search: each candidate is
+    kept or dropped by `is_legal_reroll`, so the rule stays in `check_reroll`.
+    """
+    kept, last_roll = list(kept), list(last_roll)
+    picks = legal_rerolls(kept, last_roll)
+    out = []
+    for bee in range(picks["bee"] + 1):
+        for honey in range(picks["honey"] + 1):
+            for zzz in range(picks["zzz"] + 1):
+                for zombee in range(picks["zombee"] + 1):
+                    reroll = ["bee"] * bee + ["honey"] * honey + ["zzz"] * zzz + ["zombee"] * zombee
+                    if reroll and is_legal_reroll(kept, last_roll, reroll):
+                        out.append(ordered(reroll))
+    return sorted(out, key=lambda r: (len(r), [DICE_FACES.index(f) for f in r]))
 
 
 def describe_picks(picks: dict[str, int]) -> str:

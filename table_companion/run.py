@@ -104,6 +104,7 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
         status = {"demo": demo, "restarted": restarted, "started": clock()}
         parts["app"] = create_app({
             "TABLE": table, "PIN": pin, "ALLOWED_HOSTS": settings.host_names(),
+            "COACH": settings.coach, "DICE": settings.dice, "STATS_WARM_UP": True,
             "DEMO_PRESS": panel.press if demo else None, "DEMO_BUTTONS": panel.buttons,
             "STATUS": lambda: {**status, "camera": {True: "ok", False: "lost", None: "starting"}[watcher.camera_ok]},
         })

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from companion.coach import coach
 from companion.gamelog import GameLog
 from companion.table import Table
 from web import create_app
@@ -92,7 +93,9 @@ def test_state_is_the_replay_json_plus_game_id_and_seq(client, table, gamelog):
     table.submit({"cmd": "roll", "faces": ["bee", "honey", "honey", "zzz", "zzz"]}, "panel")
     state = client.get("/api/state").get_json()
     engine = gamelog.engine(state["game_id"])
-    assert state == {**engine.state(), "game_id": state["game_id"], "seq": 2}
+    # The coach is added for showing: the figures of the engine's own state.
+    assert state == {**engine.state(), "game_id": state["game_id"], "seq": 2, "coach": coach(engine.state())}
+    assert state["coach"]["options"][0]["reroll"] == []
 
 
 def test_log_lists_accepted_commands_with_seq_time_source(client, table):

@@ -107,6 +107,7 @@ def test_a_new_standard_game_shows_every_field():
     assert s == {
         "game": "zombee",
         "variant": "standard",
+        "rules": {"zombee_penalty": "revealer"},
         "players": [{"name": n, "honey": 2, "green": 0, "eliminated": False} for n in THREE],
         "active": "Tom",
         "phase": "roll",

@@ -278,7 +278,7 @@ class Model:
         name = lambda s: None if s is None else self.names[s]  # noqa: E731
         face_down = 14 - self.up["bee"] - self.up["question"]
         return {
-            "game": "zombee", "variant": self.variant,
+            "game": "zombee", "variant": self.variant, "rules": {"zombee_penalty": self.penalty},
             "players": [{"name": n, "honey": h, "green": g, "eliminated": o}
                         for n, h, g, o in zip(self.names, self.honey, self.green, self.out)],
             "active": name(self.active), "phase": self.over or self.phase, "pending": name(pending),

@@ -23,6 +23,8 @@ Config keys (all optional except TABLE):
   SUBMIT_TIMEOUT  seconds to wait for the Table to take a command (default 5)
   MAX_BODY     largest request body in bytes (default 16 KiB); larger gets 413
   STATUS       callable returning a dict shown as "status" in /api/info (demo, restarted, camera)
+  COACH, DICE  the ZomBee coach's mode (off/tip/full, default tip) and the faces of the five dice
+  STATS_WARM_UP  digest the log's games for /stats in a background thread at start (default False)
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from flask import Flask
+
+from companion.coaching import DEFAULT_MODE, Coaching
 
 from .auth import Limiter
 from .fair import MAX_STREAMS_PER_ADDRESS
@@ -84,7 +88,7 @@ def defaults() -> dict[str, Any]:
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    from . import api, errors, hosts, pages, stream
+    from . import api, errors, hosts, insight, pages, stream
 
     app = Flask(__name__)
     app.config.update(defaults())
@@ -113,11 +117,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         demo_buttons=tuple(cfg["DEMO_BUTTONS"]),
         status=cfg["STATUS"],
     )
+    app.extensions["coaching"] = Coaching(cfg.get("COACH") or DEFAULT_MODE, cfg.get("DICE"))
     app.register_blueprint(pages.bp)
+    app.register_blueprint(insight.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
     errors.install(app)
     hosts.install(app)
+    if cfg.get("STATS_WARM_UP"):
+        insight.warm_up(app)
     return app
 
 

@@ -78,7 +78,7 @@ def healthz():
 
 @bp.get("/api/state")
 def state():
-    return jsonify(current_state())
+    return jsonify(current_app.extensions["coaching"].attach(current_state()))
 
 
 @bp.get("/api/log")

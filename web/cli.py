@@ -96,7 +96,7 @@ def handle(args: argparse.Namespace) -> int:
     table = Table(gamelog).start()
     try:
         app = create_app({"TABLE": table, "PIN": pin, "MAX_STREAMS": args.max_streams,
-                          "ALLOWED_HOSTS": [args.host, *args.allowed_hosts]})
+                          "ALLOWED_HOSTS": [args.host, *args.allowed_hosts], "STATS_WARM_UP": True})
         try:
             server = web_serve.ServerThread(app, args.host, args.port)
         except (OSError, ValueError) as exc:

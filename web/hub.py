@@ -93,10 +93,11 @@ class Hub:
 EVENTS = ("state", "refused", "notice")  # the Table's message types, sent as SSE event names
 
 
-def messages(stream: Stream, heartbeat_s: float, disconnected=None) -> Iterator[str]:
+def messages(stream: Stream, heartbeat_s: float, disconnected=None, shown=lambda state: state) -> Iterator[str]:
     """The text of one phone's event stream: a comment at once, the state, then updates.
 
-    `disconnected` is waitress's `waitress.client_disconnected` callable when available.
+    `disconnected` is waitress's `waitress.client_disconnected` callable when available;
+    `shown(state)` adds what is computed only for showing (the coach), in this phone's thread.
     """
     try:
         yield ": connected\n\nretry: 2000\n\n"
@@ -108,7 +109,10 @@ def messages(stream: Stream, heartbeat_s: float, disconnected=None) -> Iterator[
                 yield ": heartbeat\n\n"
                 continue
             kind = message.get("type") if isinstance(message, dict) else None
-            if kind in EVENTS:
+            if kind == "state":
+                yield sse("state", {**{k: v for k, v in message.items() if k != "type"},
+                                    "state": shown(message.get("state"))})
+            elif kind in EVENTS:
                 yield sse(kind, {k: v for k, v in message.items() if k != "type"})
     finally:
         stream.close()

@@ -32,8 +32,10 @@ def events():
         raise ServiceUnavailable(f"too many open pages ({c.hub.max_streams}); close one or try again shortly",
                                  retry_after=10)
     disconnected = request.environ.get("waitress.client_disconnected")
+    coaching = current_app.extensions["coaching"]
     # The stream's first message is the current state: no separate read that could race an update.
-    response = Response(messages(stream, c.heartbeat_s, disconnected), mimetype="text/event-stream")
+    response = Response(messages(stream, c.heartbeat_s, disconnected, shown=coaching.attach),
+                        mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache, no-store"
     response.headers["X-Accel-Buffering"] = "no"
     response.call_on_close(stream.close)  # also when the body was never read

@@ -31,6 +31,7 @@
     } else if (current.game === "zoo") {
       TC.renderZoo(current);
     }
+    TC.renderCoach(current);
     if (changed) {
       showAlert("alert-dice", "");
       TC.renderControls(current);
@@ -86,6 +87,7 @@
     if (msg.kind === "restart") showAlert("alert-restart", msg.text);
     if (msg.kind === "camera") showAlert("alert-camera", msg.status === "lost" ? msg.text : "");
     if (msg.kind === "dice") showAlert("alert-dice", msg.status === "check" ? msg.text : "");
+    if (msg.kind === "coach" && TC.coachSwitched) TC.coachSwitched(msg);
   }
 
   function showStatus(status) {

@@ -40,7 +40,7 @@
   }
   TC.overrideMessage = message;
 
-  async function post(url, body) {
+  async function post(url, body, say = message) {
     const headers = { "Content-Type": "application/json" };
     const pin = TC.pin();
     if (pin) headers.Authorization = "Bearer " + pin;
@@ -48,7 +48,7 @@
     try {
       response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), cache: "no-store" });
     } catch (err) {
-      message("Not sent: the companion cannot be reached.", "error");
+      say("Not sent: the companion cannot be reached.", "error");
       return null;
     }
     let data = null;
@@ -60,15 +60,16 @@
     const reason = (data && data.error) || response.statusText;
     if (response.ok) return data || {};
     if (response.status === 401) {
-      message(pin ? "The PIN was not accepted. Check it and save it again." : "Enter the override PIN first.", "error");
+      say(pin ? "The PIN was not accepted. Check it and save it again." : "Enter the override PIN first.", "error");
     } else if (response.status === 429) {
       const wait = response.headers.get("Retry-After");
-      message(`Too many wrong PINs from this phone. Try again${wait ? ` in ${wait} s` : " later"}.`, "error");
+      say(`Too many wrong PINs from this phone. Try again${wait ? ` in ${wait} s` : " later"}.`, "error");
     } else {
-      message("Refused: " + reason, "error");
+      say("Refused: " + reason, "error");
     }
     return null;
   }
+  TC.post = post; // (url, body, say): the PIN-protected POSTs of other parts of the page
 
   TC.send = async function (cmd) {
     message("Sending…", "pending");
