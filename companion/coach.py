@@ -93,7 +93,7 @@ def roll_outs(kept: Counts, last: Counts) -> tuple[int, ...]:
 def last_decisions() -> dict[Decision, tuple[int, ...]]:
     """Every decision with one roll left (any dice set aside, any latest roll), with its options' roll-outs.
 
-    Independent of the faces and of the game's state: built once (a few tenths of a second).
+    Independent of the faces and of the game's state: built once (about 0.1 s).
     """
     return {(kept, last): roll_outs(kept, last)
             for kept_size in range(DICE) for kept in multisets(kept_size) for last in multisets(DICE - kept_size)
@@ -111,7 +111,7 @@ class Tree:
     def __init__(self, p: Chances):
         self.p = p
         decisions = last_decisions()
-        self.rows = sum(map(len, decisions.values()))  # options of all decisions with one roll left
+        self.option_rows = sum(map(len, decisions.values()))  # options of all decisions with one roll left
         rolls = {k: roll_chances(k, p) for k in range(1, DICE + 1)}
         self.finals: list[tuple[int, ...]] = [(i,) for i in range(len(FINAL))]
         self.then: list[tuple[Decision | None, ...]] = [(None,)] * len(FINAL)
@@ -141,10 +141,10 @@ class Tree:
             for i, then in zip(self.finals[r], self.then[r]):
                 if then is None:
                     later.append((worth[i],) + FIGURES[i])
-                elif then in best:
-                    later.append(best[then])
-                else:
-                    later.append(best.setdefault(then, self._best(decisions[then], values)))
+                    continue
+                if then not in best:
+                    best[then] = self._best(decisions[then], values)
+                later.append(best[then])
             out.append(tuple(sum(map(operator.mul, self.chances[r], column)) for column in zip(*later)))
         return out
 
