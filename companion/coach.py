@@ -150,7 +150,7 @@ class Tree:
 
     def _best(self, outs: tuple[int, ...], values: list[float]) -> tuple[float, ...]:
         """The figures of a decision's first option within TIE of its highest value."""
-        top = max(values[r] for r in outs)
+        top = max(map(values.__getitem__, outs))
         r = next(r for r in outs if values[r] >= top - TIE)
         return (values[r],) + self.figures[r]
 
