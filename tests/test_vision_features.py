@@ -34,3 +34,31 @@ def test_crop_is_square_to_the_die():
     p = crop(img, 100, 100, 60, math.radians(30))
     assert p.shape == (PATCH, PATCH, 3)
     assert p[2:-2, 2:-2].max() < 80  # all die, no tray peeking in at the corners
+
+
+def test_a_die_cut_off_centre_or_off_size_is_cut_again_around_its_body():
+    from vision.features import refine
+
+    rig = render.random_rig(np.random.default_rng(3))
+    size = rig.die_size
+    scene = render.compose(np.random.default_rng(4), rig, [("zzz", 300.0, 200.0, 0.3)], size)
+    det = detect(scene.image, side=size)
+    t = scene.dice[0]
+    for dx, dy, k in ((0.12, 0.0, 1.0), (0.0, -0.1, 1.0), (0.05, 0.05, 1.2), (0.0, 0.0, 1.25)):
+        x, y, side = refine(scene.image, t.x + dx * size, t.y + dy * size, size * k, t.angle, det.tray)
+        assert abs(x - t.x) < 0.06 * size and abs(y - t.y) < 0.06 * size
+        assert abs(side - size) < 0.12 * size
+
+
+def test_the_map_of_a_turned_or_mirrored_crop_is_one_of_its_eight_views():
+    from vision.features import PATCH, dihedral, face_map
+
+    rig = render.random_rig(np.random.default_rng(5))
+    scene = render.compose(np.random.default_rng(6), rig, [("bee", 320.0, 240.0, 0.0)], rig.die_size)
+    det = detect(scene.image, side=rig.die_size)
+    p = crop(scene.image, 320.0, 240.0, rig.die_size, 0.0, 1.0)
+    assert p.shape == (PATCH, PATCH, 3)
+    views = dihedral(face_map(p, det.tray)[None])[0]
+    for turned in (np.rot90(p), p[::-1], np.rot90(p, 3)[:, ::-1]):
+        m = face_map(np.ascontiguousarray(turned), det.tray)
+        assert np.min(np.linalg.norm(views - m, axis=1)) < 1e-4

@@ -24,13 +24,14 @@ from companion.errors import ImageError
 
 from .detect import SMALL, brightest, detect
 from .features import PATCH, crop, face_map, refine
-from .model import CLASSES, Model, load_model
+from .model import CLASSES, UNKNOWN, Model, load_model
 from .reader import DiceReader, read_image
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 AUGMENT = 24  # prototypes made from each calibration die
 GOOD = 0.95  # cross-validated share of a face's dice read right for the face to count as learned
-MIN_PHOTOS = 3  # fewer photos of a face cannot show how that face varies
+MIN_PHOTOS = 3
+MIXED_RATIO = 0.6  # a left-out die this much nearer another face than its own is in the wrong folder  # fewer photos of a face cannot show how that face varies
 _yy, _xx = np.mgrid[0:PATCH, 0:PATCH].astype(np.float32)
 
 
@@ -127,8 +128,8 @@ def quality(model: Model, d: np.ndarray, truth: np.ndarray, photos_per_face: dic
         got = pred[sel].argmax(1)
         sure = pred[sel].max(1) >= model.threshold
         faces[face] = round(float(((got == i) & sure).mean()), 3)
-    weakest = min(DICE_FACES, key=lambda f: (faces[f], photos_per_face.get(f, 0)))
     short = [f for f in DICE_FACES if photos_per_face.get(f, 0) < MIN_PHOTOS]
+    weakest = short[0] if short else min(DICE_FACES, key=lambda f: (faces[f], photos_per_face.get(f, 0)))
     weak = [f for f in DICE_FACES if faces[f] < GOOD]
     ok = not short and not weak
     if ok:
@@ -166,6 +167,19 @@ def _check_mixed(checker: DiceReader | None, img, det, face: str, f: Path) -> No
                                f"in {face}/ must show {face}")
 
 
+def _check_left_out(d: np.ndarray, truth: np.ndarray, files: list[Path]) -> None:
+    """A die the other photos put far nearer another face than its folder's is in the wrong folder."""
+    for i in range(len(truth)):
+        own = d[i, truth[i]]
+        others = d[i, :UNKNOWN].copy()
+        others[truth[i]] = np.inf
+        k = int(others.argmin())
+        if np.isfinite(own) and others[k] < MIXED_RATIO * own:
+            face = CLASSES[truth[i]]
+            raise CalibrationError(f"{str(files[i])!r}: mixed faces? a die there looks like {CLASSES[k]}, not like "
+                                   f"the other photos of {face}; every die in {face}/ must show {face}")
+
+
 def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augment_per_die: int = AUGMENT) -> Model:
     """A model tuned to the table photographed in folder (see the module doc for the layout)."""
     folder = Path(folder)
@@ -173,27 +187,29 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     background = background_of(photos(folder / "empty"))
     shots = {face: [(f, read_image(f)) for f in photos(folder / face)] for face in DICE_FACES}
     checker = DiceReader(base) if base is not None else None
-    sides = []
+    sides, first = [], {}
     for face, items in shots.items():
         for f, img in items:
             det = detect(img, background=background)
             if not det.dice:
                 raise CalibrationError(f"{str(f)!r}: no die found; each photo in {face}/ must show dice showing {face}")
             sides.append(det.side)
+            first[f] = det
     side = float(np.median(sides))
     rng = np.random.default_rng(seed)
-    maps, labels, groups, firsts = [], [], [], []
+    maps, labels, groups, firsts, files = [], [], [], [], []
     photo_count = {}
     photo = 0
     for face, items in shots.items():
         for f, img in items:
             photo += 1
             det = detect(img, side=side, background=background)
-            if not det.dice:
-                raise CalibrationError(f"{str(f)!r}: no die found at the table's die size ({side:.0f} px)")
+            if not det.dice:  # a die the table's size hides (a large symbol, glare): its own size found it
+                det = first[f]
             _check_mixed(checker, img, det, face, f)
             for b in det.dice:
                 firsts.append(len(maps))
+                files.append(f)
                 got = augment(img, b.x, b.y, det.side, b.angle, det.tray, rng, augment_per_die)
                 maps += got
                 labels += [CLASSES.index(face)] * len(got)
@@ -208,6 +224,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     scale, radius = fit_confidence(d, truth)
     model = Model(maps, labels, scale=scale, radius=radius, kind="calibrated", side=side, background=background,
                   threshold=base.threshold if base is not None else 0.5)
+    _check_left_out(d, truth, files)
     model.report = quality(model, d, truth, photo_count)
     model.report["photo_ids"] = sorted(hashlib.sha1(f.read_bytes()).hexdigest()[:12]
                                        for items in shots.values() for f, _ in items)

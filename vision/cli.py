@@ -99,7 +99,7 @@ def _better_in_place(path, model, folder, score_on) -> str | None:
         before, how = float(old.report.get("accuracy", 0.0)), "cross-validated on its own photos"
     else:
         before, how = score_on(old, folder), "reading the new photos"
-    if before > after + 0.02:
+    if before > after + 0.02 or (old.report or {}).get("ok") and not model.report["ok"] and before >= after:
         return (f"kept {path}: it reads {100 * before:.0f}% right ({how}), the new model {100 * after:.0f}% "
                 f"(cross-validated); use --force to replace it")
     return None
