@@ -14,7 +14,8 @@ def test_default_model_loads_quickly_and_is_versioned():
     assert time.perf_counter() - t < 1.0  # target is 200 ms; generous for a loaded test machine
     with np.load(vm.DEFAULT_PATH) as z:
         assert int(z["format_version"]) == vm.FORMAT_VERSION
-    assert m.predict_proba(np.zeros((2, vm.DIM), np.float32)).shape == (2, len(vm.CLASSES))
+    extra = np.zeros((2, m.net["mean"].shape[0] - vm.DIM), np.float32) if m.needs_symbols else None
+    assert m.predict_proba(np.zeros((2, vm.DIM), np.float32), extra).shape == (2, len(vm.CLASSES))
 
 
 def test_round_trip_keeps_predictions(tmp_path):
@@ -23,8 +24,11 @@ def test_round_trip_keeps_predictions(tmp_path):
     path = tmp_path / "m.npz"
     vm.save_model(m, path)
     back = vm.load_model(path)
-    x = m.protos[:5] + np.random.default_rng(0).normal(0, 0.02, (5, vm.DIM)).astype(np.float32)
-    assert np.allclose(m.predict_proba(x), back.predict_proba(x), atol=1e-3)
+    rng = np.random.default_rng(0)
+    x = m.protos[:5] + rng.normal(0, 0.02, (5, vm.DIM)).astype(np.float32)
+    extra = rng.normal(size=(5, m.net["mean"].shape[0] - vm.DIM)).astype(np.float32) if m.needs_symbols else None
+    assert np.allclose(m.predict_proba(x, extra), back.predict_proba(x, extra), atol=1e-3)
+    assert back.needs_symbols == m.needs_symbols
     assert back.side == pytest.approx(31.5)
 
 

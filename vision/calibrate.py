@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -23,15 +24,18 @@ from companion.commands import DICE_FACES
 from companion.errors import ImageError
 
 from .detect import SMALL, brightest, detect
-from .features import PATCH, crop, face_map, refine
-from .model import CLASSES, UNKNOWN, Model, load_model
+from .features import CROP, PATCH, crop, face_map
+from .model import CLASSES, UNKNOWN, Model, gated, load_model
+from .net import net_proba
+from .symbol import symbol_features
 from .reader import DiceReader, read_image
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 AUGMENT = 24  # prototypes made from each calibration die
 GOOD = 0.95  # cross-validated share of a face's dice read right for the face to count as learned
 MIN_PHOTOS = 3
-MIXED_RATIO = 0.6  # a left-out die this much nearer another face than its own is in the wrong folder  # fewer photos of a face cannot show how that face varies
+MIXED_RATIO = 0.5  # a left-out die this much nearer another face than its own is in the wrong folder
+DOUBT_RATIO = 0.75  # ... and this much nearer is named in the report  # fewer photos of a face cannot show how that face varies
 _yy, _xx = np.mgrid[0:PATCH, 0:PATCH].astype(np.float32)
 
 
@@ -74,12 +78,11 @@ def _glare(p: np.ndarray, rng) -> None:
 def augment(frame, x, y, side, angle, tray, rng, n: int = AUGMENT) -> list[np.ndarray]:
     """Maps of one die as the next roll may show it: cut a little off centre and off size, brighter or
     darker, blurred, noisy, with glare."""
-    x, y, side = refine(frame, x, y, side, angle, tray)
-    out = [face_map(crop(frame, x, y, side, angle, 1.0), tray)]
+    out = [face_map(crop(frame, x, y, side, angle, CROP), tray)]
     for _ in range(n - 1):
         reach = 0.08 * side
         p = crop(frame, x + rng.uniform(-reach, reach), y + rng.uniform(-reach, reach), side * rng.uniform(0.9, 1.1),
-                 angle + rng.uniform(-0.12, 0.12), 1.0).astype(np.float32)
+                 angle + rng.uniform(-0.12, 0.12), CROP).astype(np.float32)
         p = p * rng.uniform(0.8, 1.2) + rng.normal(0, rng.uniform(1, 6), p.shape)
         if rng.random() < 0.5:
             _glare(p, rng)
@@ -104,21 +107,20 @@ def cross_validate(maps: np.ndarray, labels: np.ndarray, groups: np.ndarray, fir
     return out
 
 
-def fit_confidence(d: np.ndarray, truth: np.ndarray) -> tuple[float, float]:
+def fit_confidence(d: np.ndarray, truth: np.ndarray, quantile: float = 0.9, margin: float = 1.15) -> tuple[float, float]:
     """(scale, radius) from cross-validated distances: radius admits nearly every die of a taught face,
     scale is the softest that still lets a clear winner reach 0.9."""
     own = d[np.arange(len(truth)), truth]
     own = own[np.isfinite(own)]
     if not own.size:
         return 0.12, 0.5
-    radius = float(np.clip(np.quantile(own, 0.9) * 1.15, 0.2, 0.9))
+    radius = float(np.clip(np.quantile(own, quantile) * margin, 0.2, 0.9))
     scale = float(np.clip(np.median(own) * 0.45, 0.05, 0.3))
     return scale, radius
 
 
-def quality(model: Model, d: np.ndarray, truth: np.ndarray, photos_per_face: dict) -> dict:
-    """The calibration's report card: cross-validated share of each face's dice read right."""
-    pred = model.proba(d.copy())
+def quality(pred: np.ndarray, truth: np.ndarray, photos_per_face: dict, threshold: float = 0.5) -> dict:
+    """The calibration's report card from cross-validated probabilities: share of each face's dice read right."""
     faces = {}
     for i, face in enumerate(DICE_FACES):
         sel = truth == i
@@ -126,7 +128,7 @@ def quality(model: Model, d: np.ndarray, truth: np.ndarray, photos_per_face: dic
             faces[face] = 0.0
             continue
         got = pred[sel].argmax(1)
-        sure = pred[sel].max(1) >= model.threshold
+        sure = pred[sel].max(1) >= threshold
         faces[face] = round(float(((got == i) & sure).mean()), 3)
     short = [f for f in DICE_FACES if photos_per_face.get(f, 0) < MIN_PHOTOS]
     weakest = short[0] if short else min(DICE_FACES, key=lambda f: (faces[f], photos_per_face.get(f, 0)))
@@ -152,8 +154,11 @@ def quality(model: Model, d: np.ndarray, truth: np.ndarray, photos_per_face: dic
 def report_lines(report: dict) -> list[str]:
     """The report as a person reads it after `companion vision calibrate`."""
     faces = ", ".join(f"{f} {100 * a:.0f}% ({report['photos'].get(f, 0)} photos)" for f, a in report["faces"].items())
-    return [f"cross-validated: {100 * report['accuracy']:.1f}% of calibration dice read right; {faces}",
-            f"weakest face: {report['weakest']}; {report['advice']}"]
+    lines = [f"cross-validated: {100 * report['accuracy']:.1f}% of calibration dice read right; {faces}",
+             f"weakest face: {report['weakest']}; {report['advice']}"]
+    if report.get("doubts"):
+        lines.append("worth a second look: " + "; ".join(report["doubts"]))
+    return lines
 
 
 def _check_mixed(checker: DiceReader | None, img, det, face: str, f: Path) -> None:
@@ -167,17 +172,22 @@ def _check_mixed(checker: DiceReader | None, img, det, face: str, f: Path) -> No
                                f"in {face}/ must show {face}")
 
 
-def _check_left_out(d: np.ndarray, truth: np.ndarray, files: list[Path]) -> None:
-    """A die the other photos put far nearer another face than its folder's is in the wrong folder."""
+def _check_left_out(d: np.ndarray, truth: np.ndarray, files: list[Path]) -> list[str]:
+    """A die the other photos put far nearer another face than its folder's is in the wrong folder (an
+    error); one merely nearer is worth a look (returned, for the report)."""
+    doubts = []
     for i in range(len(truth)):
         own = d[i, truth[i]]
         others = d[i, :UNKNOWN].copy()
         others[truth[i]] = np.inf
         k = int(others.argmin())
+        face = CLASSES[truth[i]]
         if np.isfinite(own) and others[k] < MIXED_RATIO * own:
-            face = CLASSES[truth[i]]
             raise CalibrationError(f"{str(files[i])!r}: mixed faces? a die there looks like {CLASSES[k]}, not like "
                                    f"the other photos of {face}; every die in {face}/ must show {face}")
+        if np.isfinite(own) and others[k] < DOUBT_RATIO * own:
+            doubts.append(f"{face}/{files[i].name} looks like {CLASSES[k]}")
+    return doubts
 
 
 def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augment_per_die: int = AUGMENT) -> Model:
@@ -197,7 +207,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             first[f] = det
     side = float(np.median(sides))
     rng = np.random.default_rng(seed)
-    maps, labels, groups, firsts, files = [], [], [], [], []
+    maps, labels, groups, firsts, files, symbols = [], [], [], [], [], []
     photo_count = {}
     photo = 0
     for face, items in shots.items():
@@ -210,6 +220,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             for b in det.dice:
                 firsts.append(len(maps))
                 files.append(f)
+                if base is not None and base.net is not None:
+                    symbols.append(symbol_features(img, b, det.side, det.tray))
                 got = augment(img, b.x, b.y, det.side, b.angle, det.tray, rng, augment_per_die)
                 maps += got
                 labels += [CLASSES.index(face)] * len(got)
@@ -224,8 +236,21 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     scale, radius = fit_confidence(d, truth)
     model = Model(maps, labels, scale=scale, radius=radius, kind="calibrated", side=side, background=background,
                   threshold=base.threshold if base is not None else 0.5)
-    _check_left_out(d, truth, files)
-    model.report = quality(model, d, truth, photo_count)
+    doubts = _check_left_out(d, truth, files)
+    pred = model.proba(d.copy())
+    report = quality(pred, truth, photo_count, model.threshold)
+    if symbols:
+        # the stock ZomBee network never saw these photos: its reading of them is a fair test; keep it
+        # when it reads them at least as well as the photos read each other (ZomBee dice, not pips)
+        # (and then the prototypes need only reject what neither has seen: the default's wider radius)
+        wide = max(radius, base.radius)
+        with_net = gated(replace(model, radius=wide).proba(d.copy()), net_proba(base.net, maps[firsts], np.array(symbols)))
+        other = quality(with_net, truth, photo_count, model.threshold)
+        if other["accuracy"] >= report["accuracy"]:
+            model.net, model.radius, report = base.net, wide, other
+    model.report = report
+    model.report["network"] = model.net is not None
+    model.report["doubts"] = doubts  # photos worth a second look: in the right folder? a glare?
     model.report["photo_ids"] = sorted(hashlib.sha1(f.read_bytes()).hexdigest()[:12]
                                        for items in shots.values() for f, _ in items)
     return model

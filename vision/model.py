@@ -27,6 +27,8 @@ from companion.commands import DICE_FACES
 from companion.errors import ConfigError
 
 from .features import DIM, dihedral
+from .net import KEYS as NET_KEYS
+from .net import net_proba
 
 FORMAT_VERSION = 2
 CLASSES = DICE_FACES + ("unknown",)
@@ -49,6 +51,12 @@ class Model:
     background: np.ndarray | None = None  # empty tray brightness (small), from calibration
     threshold: float = 0.5  # below this confidence a face is reported as unknown
     report: dict | None = field(default=None)  # calibration quality report (see calibrate.quality)
+    net: dict | None = field(default=None, repr=False)  # ZomBee network (net.py): tells faces apart
+
+    @property
+    def needs_symbols(self) -> bool:
+        """True when predict_proba also wants symbol.symbol_features of each die."""
+        return self.net is not None
 
     def distances(self, x: np.ndarray) -> np.ndarray:
         """(n, len(CLASSES)) distance from each map to the nearest prototype of each class (inf: none)."""
@@ -70,8 +78,23 @@ class Model:
         e = np.exp(logits)
         return e / e.sum(axis=1, keepdims=True)
 
-    def predict_proba(self, x: np.ndarray) -> np.ndarray:
-        return self.proba(self.distances(x))
+    def predict_proba(self, x: np.ndarray, extra: np.ndarray | None = None) -> np.ndarray:
+        """Class probabilities of symbol maps x. With a network, the prototypes only say how likely
+        the die is one of the faces at all (near enough to something taught), the network which one."""
+        p = self.proba(self.distances(x))
+        if self.net is None:
+            return p
+        if extra is None:
+            raise ValueError("this model also needs the symbol statistics of each die (symbol.symbol_features)")
+        return gated(p, net_proba(self.net, x, extra))
+
+
+def gated(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The network's answer q, trusted as far as the prototypes' p says the die is a face at all."""
+    known = 1 - p[:, UNKNOWN]
+    out = q * known[:, None]
+    out[:, UNKNOWN] += 1 - known
+    return out
 
 
 def save_model(model: Model, path) -> None:
@@ -85,6 +108,8 @@ def save_model(model: Model, path) -> None:
         arrays["background"] = model.background
     if model.report is not None:
         arrays["report"] = np.array(json.dumps(model.report, sort_keys=True))
+    if model.net is not None:
+        arrays.update({"net_" + k: v for k, v in model.net.items()})
     path = Path(path)
     with open(path, "wb") as fh:  # an open file keeps numpy from appending .npz to the name
         np.savez_compressed(fh, **arrays)
@@ -130,6 +155,13 @@ def _load(path: Path) -> Model:
             or labels.min() < 0 or labels.max() >= len(CLASSES):
         raise ModelError(f"model file {str(path)!r} has prototypes of the wrong shape: damaged or another reader's")
     report = json.loads(str(data["report"])) if "report" in data else None
+    net = None
+    if "net_w1" in data:
+        net = {k: data.get("net_" + k) for k in NET_KEYS}
+        if any(v is None for v in net.values()) or net["w1"].shape[0] != net["mean"].shape[0] \
+                or net["w1"].shape[1] != net["w2"].shape[0] or net["w2"].shape[1] != len(CLASSES):
+            raise ModelError(f"model file {str(path)!r} has a damaged network")
     return Model(protos, labels, scale=float(data["scale"]), radius=float(data["radius"]),
                  kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),
-                 background=data.get("background"), threshold=float(data.get("threshold", 0.5)), report=report)
+                 background=data.get("background"), threshold=float(data.get("threshold", 0.5)), report=report,
+                 net=net)

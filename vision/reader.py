@@ -13,6 +13,7 @@ from companion.errors import ImageError
 from .detect import Detection, detect
 from .features import die_features
 from .model import CLASSES, Model, load_model
+from .symbol import symbol_features
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,10 @@ class DiceReader:
         if not det.dice:
             return []
         x = np.stack([die_features(frame, b, det.side, det.tray) for b in det.dice])
-        proba = self.model.predict_proba(x)
+        extra = None
+        if self.model.needs_symbols:
+            extra = np.stack([symbol_features(frame, b, det.side, det.tray) for b in det.dice])
+        proba = self.model.predict_proba(x, extra)
         dice = []
         for b, p in zip(det.dice, proba):
             k = int(p.argmax())
