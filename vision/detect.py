@@ -99,23 +99,28 @@ def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray
                                      interpolation=cv2.INTER_LINEAR), scale=100)
     s = side or DEFAULT_SIDE
     core = cv2.morphologyEx(cv2.compare(ratio, CORE_RATIO * 100, cv2.CMP_LT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    edge = cv2.morphologyEx(cv2.compare(ratio, EDGE_RATIO * 100, cv2.CMP_LT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     # A lamp's hard shadow can be as dark as a smoky die. A black die is far darker than both, so
-    # where a dark patch holds black, only the black and its edges count; a patch with (almost) no
-    # black is a die of a lighter dark colour and counts whole.
+    # where a dark patch holds black, only the black counts (its rim is added below); a patch with
+    # (almost) no black is a die of a lighter dark colour and counts whole.
     black = cv2.compare(ratio, BLACK_RATIO * 100, cv2.CMP_LT)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
     held = np.bincount(labels[black > 0], minlength=n) if n > 1 else np.zeros(1, int)
-    light = np.flatnonzero(held < 0.3 * stats[:, cv2.CC_STAT_AREA])
-    seeds = cv2.bitwise_or(cv2.bitwise_and(black, core), np.isin(labels, light[light > 0]).astype(np.uint8) * 255)
+    lighter = np.flatnonzero(held < 0.3 * stats[:, cv2.CC_STAT_AREA])
+    seeds = cv2.bitwise_and(black, core)
+    if len(lighter) and lighter[0] == 0:
+        lighter = lighter[1:]  # the background
+    if len(lighter):
+        seeds = cv2.bitwise_or(seeds, np.isin(labels, lighter).astype(np.uint8) * 255)
     # close the gaps a bright symbol or glare cuts into a face (a "Zzz" can cut a die in two),
     # without bridging dice that merely lie near each other
-    k = int(max(5, s * 0.25)) | 1
+    k = int(max(5, s * 0.35)) | 1
     face = cv2.morphologyEx(seeds, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     # the rounded edges are lighter than the face: take them only close to a face, so a shadow or
     # a neighbouring coloured die is not swallowed
     r = int(max(2, s * 0.12))
     near = cv2.dilate(face, np.ones((2 * r + 1, 2 * r + 1), np.uint8))
-    die = cv2.bitwise_or(face, cv2.bitwise_and(cv2.compare(ratio, EDGE_RATIO * 100, cv2.CMP_LT), near))
+    die = cv2.bitwise_or(face, cv2.bitwise_and(edge, near))
     return core, face, cv2.morphologyEx(die, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 
@@ -132,6 +137,8 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
     core, face, die = die_masks(frame, level, background, side)
     regions = find_regions(die, core, face)
     if side is None:
+        # pieces of one die cut apart by a highlight only tell the size once joined
+        regions = merge_slivers(regions, measure_side(regions))
         side = measure_side(regions)
     regions = merge_slivers(regions, side)
     if hand:

@@ -61,6 +61,7 @@ class Conditions:
     glare: float = 0.4
     shadow: tuple[float, float] = (0.25, 0.55)
     touching: float = 0.5
+    clusters: float = 0.0  # of touching groups: a 2x2 block, an L, corner to corner, not a straight row
 
 
 TRAIN = Conditions()
@@ -262,8 +263,27 @@ def _tray(rig: Rig, rng) -> np.ndarray:
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def place_dice(rng, count: int, size: float, margin: float, touching: float):
-    """Centres and angles for count dice, not overlapping; some in edge-to-edge rows."""
+# touching dice as (along, across) steps of one die in the dice's own frame
+SHAPES = {
+    "row": [(0, 0), (1, 0), (2, 0), (3, 0)],
+    "block": [(0, 0), (1, 0), (0, 1), (1, 1)],  # 2x2
+    "L": [(0, 0), (1, 0), (0, 1)],
+    "corner": [(0, 0), (1, 1)],  # touching corner to corner, a diagonal
+    "offset": [(0, 0), (1, 0.5)],  # side by side, half a die along
+}
+
+
+def cluster_spots(shape: str, x: float, y: float, size: float, angle: float, n: int | None = None,
+                  step: float = 1.01) -> list[tuple[float, float, float]]:
+    """Centres and angles of dice touching in one of SHAPES, the first at x, y."""
+    ux, uy = math.cos(angle), math.sin(angle)
+    return [(x + (a * ux - b * uy) * size * step, y + (a * uy + b * ux) * size * step, angle)
+            for a, b in SHAPES[shape][:n]]
+
+
+def place_dice(rng, count: int, size: float, margin: float, touching: float, clusters: float = 0.0):
+    """Centres and angles for count dice, not overlapping; some in edge-to-edge rows, and (clusters)
+    some in blocks, Ls and corner to corner."""
     placed: list[tuple[float, float, float]] = []
     tries = 0
     while len(placed) < count and tries < 400:
@@ -277,6 +297,9 @@ def place_dice(rng, count: int, size: float, margin: float, touching: float):
         x0 = float(rng.uniform(margin, WIDTH - margin - (n - 1) * step * abs(ux)))
         y0 = float(rng.uniform(margin, HEIGHT - margin - (n - 1) * step * abs(uy)))
         group = [(x0 + i * step * ux, y0 + i * step * uy, angle) for i in range(n)]
+        if n >= 2 and clusters > 0 and rng.random() < clusters:
+            shape = str(rng.choice([k for k, v in SHAPES.items() if k != "row" and len(v) <= count - len(placed)]))
+            group = cluster_spots(shape, x0, y0, size, angle, step=step / size)
         if any(not (margin <= gx <= WIDTH - margin and margin <= gy <= HEIGHT - margin) for gx, gy, _ in group):
             continue
         if all(math.hypot(gx - px, gy - py) >= size * 1.6 for gx, gy, _ in group for px, py, _ in placed):
@@ -340,7 +363,8 @@ def render_scene(rng: np.random.Generator, rig: Rig | None = None, faces=None, c
         n = int(rng.integers(1, 8)) if count is None else count
         faces = [str(f) for f in rng.choice(DICE_FACES, n)]
     size = rig.die_size * float(rng.uniform(0.97, 1.03))
-    spots = place_dice(rng, len(faces) + cocked, size, rig.rim_width + size * 1.2, rig.conditions.touching)
+    spots = place_dice(rng, len(faces) + cocked, size, rig.rim_width + size * 1.2, rig.conditions.touching,
+                       rig.conditions.clusters)
     order = list(faces) + [COCKED] * cocked
     order = [order[i] for i in rng.permutation(len(order))][:len(spots)]
     placed = [(face, x, y, a) for face, (x, y, a) in zip(order, spots)]
