@@ -104,14 +104,17 @@ def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray
     # where a dark patch holds black, only the black counts (its rim is added below); a patch with
     # (almost) no black is a die of a lighter dark colour and counts whole.
     black = cv2.compare(ratio, BLACK_RATIO * 100, cv2.CMP_LT)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
-    held = np.bincount(labels[black > 0], minlength=n) if n > 1 else np.zeros(1, int)
-    lighter = np.flatnonzero(held < 0.3 * stats[:, cv2.CC_STAT_AREA])
     seeds = cv2.bitwise_and(black, core)
-    if len(lighter) and lighter[0] == 0:
-        lighter = lighter[1:]  # the background
-    if len(lighter):
-        seeds = cv2.bitwise_or(seeds, np.isin(labels, lighter).astype(np.uint8) * 255)
+    contours, _ = cv2.findContours(core, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for c in contours:
+        if cv2.contourArea(c) < (0.3 * s) ** 2:
+            continue  # too small to be a die whatever its colour
+        x, y, cw, ch = cv2.boundingRect(c)
+        patch = np.zeros((ch, cw), np.uint8)
+        cv2.drawContours(patch, [c - (x, y)], -1, 255, -1)
+        patch = cv2.bitwise_and(patch, core[y:y + ch, x:x + cw])
+        if cv2.countNonZero(cv2.bitwise_and(patch, black[y:y + ch, x:x + cw])) < 0.3 * cv2.countNonZero(patch):
+            seeds[y:y + ch, x:x + cw] |= patch
     # close the gaps a bright symbol or glare cuts into a face (a "Zzz" can cut a die in two),
     # without bridging dice that merely lie near each other
     k = int(max(5, s * 0.35)) | 1
