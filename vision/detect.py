@@ -1,12 +1,13 @@
-"""Finding the dice in a frame: dark square blobs on a light tray.
+"""Finding the dice in a frame: dark dice on a lighter tray.
 
-Dice are black and the tray is light, so a die is where the brightest colour
-channel falls far below the tray's own brightness at that spot. Comparing with
-the local tray level (or with the calibrated empty-tray photo) rather than a
-fixed grey level is what makes uneven light and soft shadows harmless. Dice
-lying edge to edge merge into one blob; such a blob is split into as many dice
-as its area holds, using the die size learned at calibration or measured from
-the frame itself.
+A die is where the brightest colour channel falls far below the tray's own
+brightness at that spot (the calibrated empty tray, or the frame's own local
+tray level), so uneven light is harmless and a red or yellow die is no dark
+die. Three levels: black faces (below 0.34 of the tray), the faces of lighter
+dark dice (smoky, navy, purple: below 0.45), and the lighter rounded rim round
+a face (below 0.62, taken only next to a face, so a shadow is not). Dark
+regions are then counted and cut apart in units of the die's side (see
+clusters.py); the number of dice thrown, when known, settles the ambiguous ones.
 """
 
 from __future__ import annotations
