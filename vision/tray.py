@@ -212,13 +212,26 @@ class TrayWatcher:
                 self._read_now.clear()
                 self._stop.wait(IDLE_S)  # the Zoo's dice are not asked for: the camera idles
                 continue
-            reading = self.settler.feed(stamp, frame)
+            expected = self._thrown(state)
+            reading = self.settler.feed(stamp, frame, expected)
             self._report_settling(self.settler.state == "moving")
             if self._read_now.is_set() and reading is None and not self.settler.hand:
-                reading = self.settler.reader.read(frame, stamp)
+                reading = self.settler.reader.read(frame, stamp, expected)
             self._read_now.clear()
             if reading is not None:
                 self.handle(reading)
+
+    def _thrown(self, state: dict):
+        """How many dice the next settled tray should hold, as a hint for cutting touching dice apart:
+        the engine's legal rolls say it (all dice first, then the sizes of the listed rerolls; the
+        selection seen picks one). None when no roll is due."""
+        rolls = of_kind(state.get("legal"), "roll")
+        if not rolls:
+            return None
+        n = self.tracker.dice_expected(state)
+        if n is not None:
+            return n
+        return sorted({len(r["reroll"]) for r in rolls if "reroll" in r}) or None
 
     def _report_settling(self, moving: bool) -> None:
         # The panel's status LED blinks while dice are still rolling; only changes are sent.
