@@ -88,7 +88,7 @@ def defaults() -> dict[str, Any]:
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    from . import api, errors, hosts, insight, pages, stream
+    from . import api, errors, hosts, i18n, insight, pages, stream
 
     app = Flask(__name__)
     app.config.update(defaults())
@@ -118,6 +118,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         status=cfg["STATUS"],
     )
     app.extensions["coaching"] = Coaching(cfg.get("COACH") or DEFAULT_MODE, cfg.get("DICE"))
+    i18n.install(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(insight.bp)
     app.register_blueprint(api.bp)
