@@ -51,8 +51,9 @@ def register(subparsers: Any) -> None:
 
 
 def settings_from(args: argparse.Namespace, environ=os.environ) -> tuple[Settings, bool, str | None]:
-    """(settings, PIN made up?, config path): the command line beats the settings file; the PIN
-    comes from --pin, else $COMPANION_PIN, else the settings file, else a random one."""
+    """(settings, PIN note, config path): the command line beats the settings file; the PIN
+    comes from --pin, else $COMPANION_PIN, else the settings file, else the one kept in the data
+    folder (the note says so; None for a given PIN)."""
     from web.cli import pin_from
 
     path = args.config or default_config_path()
