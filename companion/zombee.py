@@ -296,6 +296,7 @@ class ZomBee:
             "active": name(self.active),
             "phase": self.phase,
             "pending": name(self.pending()),
+            "owed": [self.players[seat].name for seat in self.flips],  # the flowers still to turn, in order
             "rolls": self.rolls,
             "kept": list(self.kept),
             "last_roll": list(self.last_roll),
