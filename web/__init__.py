@@ -60,6 +60,7 @@ class WebContext:
     demo_press: Callable[[str, float], Any] | None
     demo_buttons: tuple[str, ...]
     status: Callable[[], dict] | None = None
+    started: float = 0.0  # when this server started: a page that sees it change knows of a restart
 
 
 def defaults() -> dict[str, Any]:
@@ -88,7 +89,7 @@ def defaults() -> dict[str, Any]:
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    from . import api, errors, hosts, i18n, insight, pages, stream
+    from . import api, errors, games, hosts, i18n, insight, pages, stream
 
     app = Flask(__name__)
     app.config.update(defaults())
@@ -116,11 +117,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         demo_press=Holds(cfg["DEMO_PRESS"]) if cfg["DEMO_PRESS"] is not None else None,
         demo_buttons=tuple(cfg["DEMO_BUTTONS"]),
         status=cfg["STATUS"],
+        started=time.time(),
     )
     app.extensions["coaching"] = Coaching(cfg.get("COACH") or DEFAULT_MODE, cfg.get("DICE"))
     i18n.install(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(insight.bp)
+    app.register_blueprint(games.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
     errors.install(app)
