@@ -133,7 +133,7 @@ def shutdown(parts: dict[str, Any]) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from web.cli import banner
-    from web.serve import ServerThread, page_url
+    from web.serve import ServerThread, page_urls
 
     from web.serve import listen_problem
     problem = listen_problem(args.host or "0.0.0.0", 8000 if args.port is None else args.port)
@@ -155,8 +155,10 @@ def handle(args: argparse.Namespace) -> int:
             return 1
         mode = "demo mode: simulated camera and buttons (press them on the page)" if parts["demo"] else "on the Pi"
         print(f"Table companion, {mode}. Game log: {s.db_path()}", flush=True)
-        print(banner(page_url(s.host, server.port), parts["pin"], parts["made_up"],
-                     f"http://127.0.0.1:{server.port}/"), flush=True)
+        urls = page_urls(s.host, server.port)
+        parts["app"].config["INVITE_URL"] = urls[0]  # the page's Invite view shows the same address
+        print(banner(urls[0], parts["pin"], parts["made_up"], f"http://127.0.0.1:{server.port}/", urls[1:]),
+              flush=True)
         server.serve_until_interrupted()
         return 0
     finally:

@@ -64,10 +64,16 @@ def pin_from(args: argparse.Namespace, environ=os.environ, configured: str | Non
                               f"({getattr(exc, 'strerror', None) or exc}); set --pin or {PIN_ENV} to keep one")
 
 
-def banner(url: str, pin: str, made_up: str | bool | None, local_url: str | None = None) -> str:
+def banner(url: str, pin: str, made_up: str | bool | None, local_url: str | None = None,
+           also: tuple[str, ...] | list[str] = ()) -> str:
+    """What the terminal shows at start: the address (the LAN address), other names for it
+    (`also`: the `.local` name), the PIN and a QR code of the address."""
     from .serve import qr_text
 
     lines = [f"Table companion: open {url} on your phone (or scan the code below)."]
+    others = [u for u in also if u != url]
+    if others:
+        lines.append("Also: " + "  ".join(others))
     if local_url and local_url != url:
         lines.append(f"On this machine: {local_url}")
     if made_up is True:
@@ -86,7 +92,7 @@ def handle(args: argparse.Namespace) -> int:
 
     from . import create_app
     from . import serve as web_serve
-    from .serve import page_url
+    from .serve import page_urls
 
     problem = web_serve.listen_problem(args.host, args.port)
     if problem:
@@ -116,7 +122,9 @@ def handle(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 1
         port = server.port
-        print(banner(page_url(args.host, port), pin, made_up, f"http://127.0.0.1:{port}/"), flush=True)
+        urls = page_urls(args.host, port)
+        app.config["INVITE_URL"] = urls[0]
+        print(banner(urls[0], pin, made_up, f"http://127.0.0.1:{port}/", urls[1:]), flush=True)
         server.serve_until_interrupted()
         return 0
     finally:
