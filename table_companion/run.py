@@ -107,7 +107,8 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
             "TABLE": table, "PIN": pin, "ALLOWED_HOSTS": settings.host_names(),
             "COACH": settings.coach, "DICE": settings.dice, "STATS_WARM_UP": True,
             "DEMO_PRESS": panel.press if demo else None, "DEMO_BUTTONS": panel.buttons,
-            "STATUS": lambda: {**status, "camera": {True: "ok", False: "lost", None: "starting"}[watcher.camera_ok]},
+            "STATUS": lambda: {**status, "camera": {True: "ok", False: "lost", None: "starting"}[watcher.camera_ok],
+                               "panel": panel.snapshot()},  # what the box shows, for a page that opens now
         })
         watcher.start()
         if restarted:
