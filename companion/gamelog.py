@@ -237,7 +237,9 @@ class GameLog:
                 engine = Engine(cmd)
                 gid = self._insert_game(cmd.game, [(raw, source)], engine)
                 self._engines[gid] = engine
-                return Applied(gid, 1, (Event("new_game", f"New {cmd.game} game: {', '.join(cmd.players)}."),), engine.state())
+                return Applied(gid, 1, (Event.said("new_game", "New {game} game: {names}.",
+                                                                  game={"zoo": "Zombie Zoo"}.get(cmd.game, "ZomBee"),
+                                                                  names=", ".join(cmd.players)),), engine.state())
             if game_id is None:
                 raise IllegalCommand("no game is under way; start one with new_game")
             engine = self.engine(game_id)

@@ -1,7 +1,8 @@
 """Keep the message catalogues current: `python -m web.catalogs` (from the repository root).
 
 Extracts every marked string (babel.cfg: `_()` in templates, `TC.t`/`TC.tn` in the page's
-scripts, `N_`/`gettext` in Python) into web/translations/messages.pot, merges it into the
+scripts, `N_`/`gettext` in Python, the engine's
+`Event.said(kind, template, ...)` and `phrase(template, ...)`) into web/translations/messages.pot, merges it into the
 German and English `.po` files and compiles them to the `.mo` files that ship in the package.
 After it, fill the new empty `msgstr ""` in web/translations/de/LC_MESSAGES/messages.po and run
 it again; tests/test_web_i18n.py fails while a German entry is empty or a `.mo` is stale.
@@ -16,7 +17,7 @@ from babel.messages.frontend import CommandLineInterface
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSLATIONS = ROOT / "web" / "translations"
-KEYWORDS = ("N_", "TC.t", "TC.tn:1,2")
+KEYWORDS = ("N_", "said:2", "phrase:1", "TC.t", "TC.tn:1,2", "t")
 
 
 def extract_args(output: Path) -> list[str]:

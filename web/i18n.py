@@ -32,6 +32,11 @@ def N_(message: str) -> str:
     return message
 
 
+# The dice faces as the engine names them in its sentences ("Tom rolled bee, honey, zzz"): the
+# page translates each (TC.t) when it fills in an event's {faces}.
+FACE_WORDS = (N_("bee"), N_("honey"), N_("zzz"), N_("zombee"), N_("question"))
+
+
 def select_locale() -> str:
     asked = request.args.get("lang", "").strip().lower()
     if asked in LANGUAGES:

@@ -1,7 +1,7 @@
 /* The page's words in the phone's language: TC.t and TC.tn over the catalogue the server put
    into the page (<script id="i18n" type="application/json">, from web/translations via Flask-Babel).
    The key is the English text itself, as with gettext, so an untranslated string shows in English.
-   Placeholders are {name}; a list value is shown as its items, each translated, joined by ", ". */
+   Placeholders are {name} (see word() for lists and phrases). */
 "use strict";
 window.TC = window.TC || {};
 
@@ -15,13 +15,26 @@ window.TC = window.TC || {};
   }
   TC.lang = document.documentElement.lang || "en";
 
+  /* A value: a phrase ({template, args}: the engine's words, companion/events.py) is translated on
+     its own; a list of phrases is joined with "; ", a list of words (dice faces) with ", ". */
+  function word(value) {
+    if (Array.isArray(value)) {
+      const phrases = value.length && value[0] && typeof value[0] === "object";
+      return value.map((item) => (typeof item === "object" ? word(item) : TC.t(String(item)))).join(phrases ? "; " : ", ");
+    }
+    if (value && typeof value === "object" && typeof value.template === "string") return TC.t(value.template, value.args);
+    return String(value);
+  }
+
+  /* The sentence of an engine event (or a notice) in the page's language: its template translated
+     and filled in again; its English text when it has no template. */
+  TC.eventText = (event) => (event && event.template ? TC.t(event.template, event.args) : (event && event.text) || "");
+
   function fill(text, params) {
     if (!params) return text;
     return text.replace(/\{(\w+)\}/g, (whole, name) => {
       if (!(name in params)) return whole;
-      const value = params[name];
-      if (Array.isArray(value)) return value.map((item) => TC.t(String(item))).join(", ");
-      return String(value);
+      return word(params[name]);
     });
   }
 
