@@ -9,6 +9,9 @@
   let retryTimer = null;
   let heartbeatS = 5;
   let lastMessage = Date.now();
+  let started = null; // when the server we talk to started (/api/info): another value means it restarted
+  let everOpen = false;
+  TC.current = () => current;
 
   function key(s) {
     return s ? `${s.game_id}:${s.seq}` : "none";
@@ -21,6 +24,7 @@
     current = state || null;
     TC.show("chart-card", !!current);
     TC.show("zombee", !!current && current.game === "zombee");
+    TC.show("zombee-more", !!current && current.game === "zombee");
     TC.show("zoo", !!current && current.game === "zoo");
     if (!current) {
       $("now-main").textContent = "No game yet";
@@ -32,6 +36,7 @@
       TC.renderZoo(current);
     }
     TC.renderCoach(current);
+    if (TC.panelGame) TC.panelGame(current && current.game);
     if (changed) {
       showAlert("alert-dice", "");
       TC.renderControls(current);
@@ -51,6 +56,23 @@
     // Each stream carries a state once, so its events are new even if our own
     // command's answer already put that state on screen.
     if (!msg.initial) for (const e of msg.events || []) TC.addEvent(e.text, e.kind);
+    if (!msg.initial) showMoment(msg.events);
+    if (!msg.initial && msg.source === "panel") TC.panelTaken(msg.events);
+    if (!msg.initial && (!msg.command || msg.command.cmd === "new_game")) TC.loadUnfinished();
+  }
+
+  /* A banner for the moments everyone should notice; screen readers hear it at once. */
+  let momentTimer = null;
+  function showMoment(events) {
+    const m = TC.moments(events);
+    if (!m.texts.length) return;
+    const node = $("moment");
+    node.textContent = m.texts.join(" ");
+    node.className = "moment" + (m.big ? " moment-big" : "");
+    node.dataset.kinds = m.kinds.join(" ");
+    node.hidden = false;
+    clearTimeout(momentTimer);
+    momentTimer = setTimeout(() => { node.hidden = true; }, m.big ? 15000 : 8000);
   }
 
   /* What happened before this page opened: the last accepted commands, in short words. */
@@ -70,7 +92,9 @@
   function onRefused(event) {
     lastMessage = Date.now();
     const msg = JSON.parse(event.data);
-    TC.addEvent(msg.error + (msg.source ? ` (from ${msg.source})` : ""), "refused");
+    const words = TC.refusalWords(msg.error, msg.command, current);
+    TC.addEvent(words + (msg.source ? ` (${TC.sourceWords(msg.source)})` : ""), "refused");
+    if (msg.source === "panel") TC.panelRefused(words);
   }
 
   /* Lasting conditions (a restart, a lost camera, dice to check) stay on top until they end. */
@@ -88,6 +112,7 @@
     if (msg.kind === "camera") showAlert("alert-camera", msg.status === "lost" ? msg.text : "");
     if (msg.kind === "dice") showAlert("alert-dice", msg.status === "check" ? msg.text : "");
     if (msg.kind === "coach" && TC.coachSwitched) TC.coachSwitched(msg);
+    if (msg.kind === "panel" && TC.panelNotice) TC.panelNotice(msg);
   }
 
   function showStatus(status) {
@@ -116,6 +141,8 @@
       retryMs = 1000;
       lastMessage = Date.now();
       TC.setStatus("live", "Live");
+      if (everOpen) checkRestart();
+      everOpen = true;
     });
     source.addEventListener("state", onState);
     source.addEventListener("refused", onRefused);
@@ -153,12 +180,30 @@
     }
   }
 
+  /* Back after a break: if the server started anew meanwhile, say so (a page open across a restart). */
+  async function checkRestart() {
+    try {
+      const info = await (await fetch("/api/info", { cache: "no-store" })).json();
+      if (started !== null && info.started !== started) {
+        const at = new Date(info.started * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+        showAlert("alert-restart", TC.t("The companion restarted at {time}; this page has caught up with the game.", { time: at }));
+        TC.addEvent(TC.t("The companion restarted at {time}.", { time: at }), "notice");
+        TC.info = info;
+        TC.renderPanel(info);
+      }
+      started = info.started;
+    } catch (err) {
+      /* still away: the next reconnect asks again */
+    }
+  }
+
   /* The rules' constants come first: every state is drawn with them. */
   async function loadInfo() {
     for (;;) {
       try {
         const info = await (await fetch("/api/info", { cache: "no-store" })).json();
         TC.info = info;
+        started = info.started === undefined ? null : info.started;
         heartbeatS = info.heartbeat_s || heartbeatS;
         TC.renderPanel(info);
         showStatus(info.status || {});
@@ -173,6 +218,7 @@
   document.addEventListener("DOMContentLoaded", async () => {
     TC.initOverrides();
     await loadInfo();
+    TC.loadUnfinished();
     connect();
     setInterval(watchdog, 5000);
     window.addEventListener("online", connect);

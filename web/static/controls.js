@@ -114,7 +114,14 @@
       box.append(el("h3", { class: "for", text: `${s.pending} chooses who turns over a flower` }),
         el("div", { class: "row" }, ...chooses.map((m) => button(m.player, () => TC.send(m)))));
     }
-    box.append(el("div", { class: "row" }, button("Undo last move", () => TC.send({ cmd: "undo" }), "warn")));
+    box.append(undoRow(s));
+  }
+
+  /* Undo asks first (TC.askUndo); it is offered only when the engine would take it (can_undo). */
+  function undoRow(s) {
+    const b = button("Undo last move", () => TC.askUndo(b), "warn");
+    b.disabled = !s.can_undo;
+    return el("div", { class: "row" }, b);
   }
 
   function zooControls(s) {
@@ -126,6 +133,9 @@
     const who = () => zooPlayer;
     const count = el("input", { id: "zoo-count", type: "number", min: 1, max: 50, value: 1, inputmode: "numeric" });
     const locks = [...new Set(TC.legalOf(s, "collect_lock").map((m) => m.lock))]; // still on the board
+    const cleared = button(TC.t("Animals cleared"), () => TC.ask(cleared.closest(".row"),
+      TC.t("Every Zombie Gorilla and Monkey is off the board? This ends the game."), TC.t("Yes, animals cleared"),
+      () => TC.send({ cmd: "animals_cleared" })));
     const lock = el("select", { id: "zoo-lock", disabled: !locks.length },
       ...locks.map((k) => el("option", { value: k }, TC.lockName(k))));
     box.append(
@@ -140,9 +150,8 @@
         button("+1 bullet", () => TC.send({ cmd: "bullets", player: who(), delta: 1 }))),
       el("div", { class: "row" }, el("label", { for: "zoo-lock", text: "Lock" }), lock,
         button("Collect", () => TC.send({ cmd: "collect_lock", player: who(), lock: lock.value }))),
-      el("div", { class: "row" },
-        button("Animals cleared", () => TC.send({ cmd: "animals_cleared" })),
-        button("Undo last move", () => TC.send({ cmd: "undo" }), "warn")));
+      el("div", { class: "row" }, ...(TC.legalOf(s, "animals_cleared").length ? [cleared] : [])),
+      undoRow(s));
   }
 
   TC.renderControls = function (s) {

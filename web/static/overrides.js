@@ -1,5 +1,5 @@
-/* The PIN (kept in this phone's local storage), sending overrides, the new-game form
-   and the virtual panel of demo mode. */
+/* The PIN (kept in this phone's local storage), sending overrides and the new-game form
+   (the virtual panel is panel.js). */
 "use strict";
 
 (function (TC) {
@@ -64,8 +64,10 @@
     } else if (response.status === 429) {
       const wait = response.headers.get("Retry-After");
       say(`Too many wrong PINs from this phone. Try again${wait ? ` in ${wait} s` : " later"}.`, "error");
+    } else if (response.status === 400 && url === "/api/commands") {
+      say(TC.refusalWords(reason, body, TC.current && TC.current()), "error"); // a sentence, not the API's detail
     } else {
-      say("Refused: " + reason, "error");
+      say(TC.t("Refused: {reason}", { reason: TC.plainReason(reason) }), "error");
     }
     return null;
   }
@@ -81,20 +83,16 @@
     return state;
   };
 
-  TC.press = async function (button, holdS) {
-    const done = await post("/api/demo/press", { button, hold_s: holdS });
-    if (done) message(`Pressed ${button}${holdS ? ` (held ${holdS.toFixed(1)} s)` : ""}.`, "ok");
-  };
-
   function newGame(event) {
     event.preventDefault();
     const game = $("ng-game").value;
     const players = $("ng-players").value.split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
     const cmd = { cmd: "new_game", game, players };
     if (game === "zombee") cmd.variant = $("ng-variant").value;
-    TC.send(cmd).then((state) => {
+    TC.guardNewGame(() => TC.send(cmd).then((state) => {
       if (state) $("setup").open = false;
-    });
+      TC.loadUnfinished();
+    }));
   }
 
   function variantVisibility() {
@@ -102,24 +100,6 @@
     $("ng-variant").hidden = !zb;
     $("ng-variant-label").hidden = !zb;
   }
-
-  TC.renderPanel = function (info) {
-    TC.show("panel", !!(info && info.demo));
-    if (!info || !info.demo) return;
-    const box = clear($("panel-buttons"));
-    for (const name of info.buttons) {
-      let downAt = 0;
-      const b = el("button", { type: "button", class: "btn panel-btn" }, name);
-      b.addEventListener("pointerdown", () => { downAt = performance.now(); });
-      b.addEventListener("click", () => {
-        const held = downAt ? (performance.now() - downAt) / 1000 : 0;
-        downAt = 0;
-        TC.press(name, held >= 0.6 ? Math.min(held, 10) : 0);
-      });
-      b.addEventListener("contextmenu", (e) => e.preventDefault()); // a long press must not open a menu
-      box.append(b);
-    }
-  };
 
   TC.initOverrides = function () {
     $("pin-input").value = TC.pin();

@@ -7,6 +7,9 @@
     if (s.over && s.variant === "tournament") return [`${s.winner} wins the tournament!`, "Start a new game under Overrides."];
     if (s.over) return [`${s.winner} wins!`, "The last player with honey. Start a new game under Overrides."];
     const main = `${possessive(s.active)} turn`;
+    const owed = s.owed || [];
+    if (TC.legalOf(s, "flip").length && owed.length > 1)
+      return [main, TC.t("Now: {name} turns over a flower ({n} flowers owed)", { name: s.pending, n: owed.length })];
     if (TC.legalOf(s, "flip").length) return [main, `Now: ${s.pending} turns over a flower`];
     if (TC.legalOf(s, "choose").length) return [main, `Now: ${s.pending} chooses who turns over the next flower`];
     if (s.rolls === 0) return [main, `Now: ${s.active} rolls all ${TC.info.dice} dice`];
@@ -31,11 +34,11 @@
       const classes = ["player"];
       if (p.name === s.active) classes.push("active");
       if (p.eliminated) classes.push("eliminated");
+      // One line per player: the name (cut with … when long), the badges, the honey.
       list.append(el("li", { class: classes.join(" ") },
-        el("div", { class: "player-head" },
-          el("span", { class: "player-name", text: (p.name === s.active ? "▶ " : "") + p.name }),
-          el("span", { class: "badges" }, ...badges.map(([k, t]) => el("span", { class: "badge badge-" + k, text: t })))),
-        el("div", { class: "player-drops" },
+        el("span", { class: "player-name", title: p.name, text: (p.name === s.active ? "▶ " : "") + p.name }),
+        el("span", { class: "badges" }, ...badges.map(([k, t]) => el("span", { class: "badge badge-" + k, text: t }))),
+        el("span", { class: "player-drops" },
           drops("honey", p.honey, p.honey === 1 ? "honey" : "honey"),
           p.green || s.variant === "tournament" ? drops("green", p.green, "green") : null)));
     }
@@ -80,6 +83,14 @@
     }
   }
 
+  /* Who turns the flowers still owed, in order (the first is turning now). */
+  function renderOwed(s) {
+    const owed = s.owed || [];
+    const node = $("zb-owed");
+    node.hidden = owed.length === 0;
+    node.textContent = owed.length ? TC.t("Flowers owed: {names}", { names: owed.join(", ") }) : "";
+  }
+
   TC.renderZombee = function (s) {
     const [main, sub] = headline(s);
     $("now-main").textContent = main;
@@ -87,5 +98,6 @@
     renderPlayers(s);
     renderDice(s);
     renderFlowers(s);
+    renderOwed(s);
   };
 })(window.TC);

@@ -65,13 +65,18 @@
     for (const p of s.players) {
       const isLead = lead.includes(p.name);
       const locks = (p.locks || []).map(TC.lockName).join(", ") || "—";
+      // The name on its own line (cut with … when long); badges and locks held wrap beneath it.
+      const held = (p.locks || []).length;
       body.append(el("tr", { class: (isLead ? "leader " : "") + (p.alive === false ? "dead" : "") },
-        el("th", { scope: "row" }, isLead ? el("span", { class: "star", "aria-label": "leader: ", text: "★ " }) : null, p.name,
-          p.alive === false ? el("span", { class: "badge badge-out", text: "Dead" }) : null),
+        el("th", { scope: "row" },
+          el("span", { class: "hero-name", title: p.name },
+            isLead ? el("span", { class: "star", "aria-label": "leader: ", text: "★ " }) : null, p.name),
+          p.alive === false || held ? el("span", { class: "hero-sub" },
+            p.alive === false ? el("span", { class: "badge badge-out", text: "Dead" }) : null,
+            held ? el("span", { class: "locks-cell", text: "🔒 " + locks }) : null) : null),
         el("td", { text: String(p.kills) }),
         el("td", {}, hearts(p.life)),
         el("td", { text: String(p.bullets) }),
-        el("td", { class: "locks-cell", text: locks }),
         el("td", { class: "score", text: String(p.score) })));
     }
   }
