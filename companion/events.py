@@ -50,6 +50,12 @@ def phrase(template: str, **args: Any) -> dict[str, Any]:
     return {"template": template, "args": args}
 
 
+def worded(template: str, **args: Any) -> dict[str, Any]:
+    """A notice's words (Table.notify(kind, **worded(...))): its English `text`, and the template
+    and values a page translates, as an event's."""
+    return {"text": render(template, args), "template": template, "args": args}
+
+
 def render(template: str, args: Mapping[str, Any]) -> str:
     return template.format(**{key: _text(value) for key, value in args.items()})
 

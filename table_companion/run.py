@@ -20,6 +20,7 @@ from typing import Any
 
 from companion.config import Settings, default_config_path, load_settings, read_config
 from companion.errors import CompanionError, ConfigError
+from companion.events import N_, worded
 from companion.gamelog import GameLog
 from companion.notices import NoticeKind
 from companion.table import Table
@@ -112,8 +113,9 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
         })
         watcher.start()
         if restarted:
-            table.notify(NoticeKind.RESTART, text=f"The companion restarted; game {state['game_id']} continues "
-                                                  f"where it stood (move {state['seq']}).")
+            table.notify(NoticeKind.RESTART, **worded(N_("The companion restarted; game {game} continues where "
+                                                          "it stood (move {move})."),
+                                                       game=state["game_id"], move=state["seq"]))
         return parts
     except BaseException:
         shutdown(parts)

@@ -17,7 +17,7 @@ from babel.messages.frontend import CommandLineInterface
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSLATIONS = ROOT / "web" / "translations"
-KEYWORDS = ("N_", "said:2", "phrase:1", "TC.t", "TC.tn:1,2", "t")
+KEYWORDS = ("N_", "said:2", "phrase:1", "worded:1", "asking:1", "TC.t", "TC.tn:1,2", "t")
 
 
 def extract_args(output: Path) -> list[str]:

@@ -33,8 +33,8 @@ def N_(message: str) -> str:
 
 
 # The dice faces as the engine names them in its sentences ("Tom rolled bee, honey, zzz"): the
-# page translates each (TC.t) when it fills in an event's {faces}.
-FACE_WORDS = (N_("bee"), N_("honey"), N_("zzz"), N_("zombee"), N_("question"))
+# page translates each (TC.t) when it fills in an event's {faces}; the camera may see `unknown`.
+FACE_WORDS = (N_("bee"), N_("honey"), N_("zzz"), N_("zombee"), N_("question"), N_("unknown"))
 
 
 def select_locale() -> str:
