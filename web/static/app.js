@@ -46,6 +46,7 @@
       ? `Game ${current.game_id} · move ${current.seq} · updated ${new Date().toLocaleTimeString()}`
       : "";
     document.body.dataset.seq = current ? String(current.seq) : "";
+    document.body.dataset.game = current ? String(current.game_id) : "";
   };
 
   function onState(event) {
@@ -55,7 +56,7 @@
     if (msg.initial && msg.state && !$("events").children.length) loadHistory();
     // Each stream carries a state once, so its events are new even if our own
     // command's answer already put that state on screen.
-    if (!msg.initial) for (const e of msg.events || []) TC.addEvent(e.text, e.kind);
+    if (!msg.initial) for (const e of msg.events || []) TC.addEvent(TC.eventText(e), e.kind);
     if (!msg.initial) showMoment(msg.events);
     if (!msg.initial && msg.source === "panel") TC.panelTaken(msg.events);
     if (!msg.initial && (!msg.command || msg.command.cmd === "new_game")) TC.loadUnfinished();
@@ -72,7 +73,8 @@
     node.dataset.kinds = m.kinds.join(" ");
     node.hidden = false;
     clearTimeout(momentTimer);
-    momentTimer = setTimeout(() => { node.hidden = true; }, m.big ? 15000 : 8000);
+    momentTimer = setTimeout(() => { node.hidden = true; }, m.big ? 10000 : 6000);
+    node.onclick = () => { node.hidden = true; }; // a tap puts it away
   }
 
   /* What happened before this page opened: the last accepted commands, in short words. */
@@ -107,10 +109,10 @@
     lastMessage = Date.now();
     const msg = JSON.parse(event.data);
     // Notices without words (the dice settling) are for the panel's LEDs, not for people.
-    if (msg.text || msg.message) TC.addEvent(msg.text || msg.message, "notice");
-    if (msg.kind === "restart") showAlert("alert-restart", msg.text);
-    if (msg.kind === "camera") showAlert("alert-camera", msg.status === "lost" ? msg.text : "");
-    if (msg.kind === "dice") showAlert("alert-dice", msg.status === "check" ? msg.text : "");
+    if (msg.text || msg.message) TC.addEvent(TC.eventText(msg) || msg.message, "notice");
+    if (msg.kind === "restart") showAlert("alert-restart", TC.eventText(msg));
+    if (msg.kind === "camera") showAlert("alert-camera", msg.status === "lost" ? TC.eventText(msg) : "");
+    if (msg.kind === "dice") showAlert("alert-dice", msg.status === "check" ? TC.eventText(msg) : "");
     if (msg.kind === "coach" && TC.coachSwitched) TC.coachSwitched(msg);
     if (msg.kind === "panel" && TC.panelNotice) TC.panelNotice(msg);
   }
