@@ -326,3 +326,27 @@ def test_history_lists_past_games_with_a_timeline_and_an_export(browser, site):
     shot(page, "table-history.png")
     assert not page.errors, page.errors
     page.context.close()
+
+
+def test_a_refused_override_reads_as_a_sentence_and_every_control_is_big_enough(browser, site):
+    from playwright.sync_api import expect
+
+    page = phone(browser, 390)
+    table = site.table
+    table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "cli")
+    state = table.submit({"cmd": "life", "player": "Ben", "delta": -4}, "cli")  # 1 life left, 5 bullets
+    open_live(page, site.url)
+    shown(page, state)
+    page.select_option("#zoo-player", "Ben")
+    page.get_by_role("button", name="−1 life").click()
+    expect(page.locator("#ov-msg")).to_have_text("Ben must spend every bullet before losing the last life.")
+    assert table.state()["seq"] == state["seq"]
+    page.get_by_role("button", name="Undo last move").click()
+    expect(page.locator(".ask")).to_be_visible()
+    # Touch targets: every visible button, link, field and summary at least 44 px tall.
+    small = page.evaluate("""() => [...document.querySelectorAll('button, a, select, input, summary')]
+      .filter((e) => e.offsetParent !== null && e.getBoundingClientRect().height < 44)
+      .map((e) => `${e.tagName} ${e.textContent.trim() || e.id}: ${Math.round(e.getBoundingClientRect().height)} px`)""")
+    assert not small, small
+    assert not page.errors, page.errors
+    page.context.close()
