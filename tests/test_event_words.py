@@ -18,7 +18,7 @@ from web.catalogs import TRANSLATIONS
 @pytest.fixture(scope="module")
 def german():
     with open(TRANSLATIONS / "de" / "LC_MESSAGES" / "messages.mo", "rb") as f:
-        return {m.id: m.string for m in read_mo(f) if m.id}
+        return {(m.id if isinstance(m.id, str) else tuple(m.id)): m.string for m in read_mo(f) if m.id}
 
 
 def placeholders(template: str) -> set[str]:

@@ -233,7 +233,7 @@ def test_a_check_notice_carries_its_words_for_the_page_in_german(table):
     from web.catalogs import TRANSLATIONS
 
     with open(TRANSLATIONS / "de" / "LC_MESSAGES" / "messages.mo", "rb") as f:
-        german = {m.id: m.string for m in read_mo(f) if m.id}
+        german = {(m.id if isinstance(m.id, str) else tuple(m.id)): m.string for m in read_mo(f) if m.id}
     watcher = TrayWatcher(table, lambda: ScriptedCamera(0), ScriptedSettler([]))
     table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "web")
     with table.subscribe() as sub:

@@ -80,6 +80,8 @@ def catalog(language: str | None = None) -> dict[str, Any]:
     from flask import current_app
 
     language = language or current_language()
+    if language == LANGUAGES[0]:
+        return {}  # the keys are the English text
     cache = current_app.extensions["companion_catalogs"]
     if language not in cache:
         cache[language] = _load(current_app, language)

@@ -27,8 +27,8 @@
   function showPinState() {
     const has = !!TC.pin();
     $("pin-state").textContent = has
-      ? "PIN saved on this phone. Clear the field and save to forget it."
-      : "Enter the PIN shown on the companion to change the game from this phone.";
+      ? TC.t("PIN saved on this phone. Clear the field and save to forget it.")
+      : TC.t("Enter the PIN shown on the companion to change the game from this phone.");
     $("overrides").classList.toggle("unlocked", has);
   }
 
@@ -48,7 +48,7 @@
     try {
       response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), cache: "no-store" });
     } catch (err) {
-      say("Not sent: the companion cannot be reached.", "error");
+      say(TC.t("Not sent: the companion cannot be reached."), "error");
       return null;
     }
     let data = null;
@@ -60,10 +60,11 @@
     const reason = (data && data.error) || response.statusText;
     if (response.ok) return data || {};
     if (response.status === 401) {
-      say(pin ? "The PIN was not accepted. Check it and save it again." : "Enter the override PIN first.", "error");
+      say(pin ? TC.t("The PIN was not accepted. Check it and save it again.") : TC.t("Enter the override PIN first."), "error");
     } else if (response.status === 429) {
       const wait = response.headers.get("Retry-After");
-      say(`Too many wrong PINs from this phone. Try again${wait ? ` in ${wait} s` : " later"}.`, "error");
+      say(wait ? TC.t("Too many wrong PINs from this phone. Try again in {n} s.", { n: wait })
+        : TC.t("Too many wrong PINs from this phone. Try again later."), "error");
     } else if (response.status === 400 && url === "/api/commands") {
       say(TC.refusalWords(reason, body, TC.current && TC.current()), "error"); // a sentence, not the API's detail
     } else {
@@ -74,10 +75,10 @@
   TC.post = post; // (url, body, say): the PIN-protected POSTs of other parts of the page
 
   TC.send = async function (cmd) {
-    message("Sending…", "pending");
+    message(TC.t("Sending…"), "pending");
     const state = await post("/api/commands", cmd);
     if (state) {
-      message("Done.", "ok");
+      message(TC.t("Done."), "ok");
       if (!TC.streamLive()) TC.applyState(state); // else the stream shows it, in order with the others
     }
     return state;

@@ -30,7 +30,7 @@
     const n = s.next_release_in;
     const release = n === null ? TC.t("no lock left on the board")
       : TC.tn("next release in 1 kill", "next release in {n} kills", n);
-    return [TC.t("Leader: {names}", { names: lead.join(", ") }), TC.tn("1 point", "{n} points", best) + " · " + release];
+    return [TC.t("Leader: {names}", { names: lead.join(", ") }), (best === 1 ? TC.t("1 point") : TC.t("{n} points", { n: best })) + " · " + release];
   }
 
   function renderLocks(s) {
