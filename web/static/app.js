@@ -27,8 +27,8 @@
     TC.show("zombee-more", !!current && current.game === "zombee");
     TC.show("zoo", !!current && current.game === "zoo");
     if (!current) {
-      $("now-main").textContent = "No game yet";
-      $("now-sub").textContent = "Set one up under Overrides below, with the PIN shown on the companion.";
+      $("now-main").textContent = TC.t("No game yet");
+      $("now-sub").textContent = TC.t("Set one up under Overrides below, with the PIN shown on the companion.");
       $("setup").open = true;
     } else if (current.game === "zombee") {
       TC.renderZombee(current);
@@ -43,7 +43,7 @@
       TC.chartPush(current);
     }
     $("footer").textContent = current
-      ? `Game ${current.game_id} · move ${current.seq} · updated ${new Date().toLocaleTimeString()}`
+      ? TC.t("Game {id} · move {seq} · updated {time}", { id: current.game_id, seq: current.seq, time: new Date().toLocaleTimeString(TC.lang) })
       : "";
     document.body.dataset.seq = current ? String(current.seq) : "";
     document.body.dataset.game = current ? String(current.game_id) : "";
@@ -122,7 +122,7 @@
       const at = new Date(status.started * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
       showAlert("alert-restart", `The companion restarted at ${at}; the game continues where it stood.`);
     }
-    if (status.camera === "lost") showAlert("alert-camera", "Camera offline: enter rolls on the page or the panel.");
+    if (status.camera === "lost") showAlert("alert-camera", TC.t("Camera offline: enter rolls on the page or the panel."));
   }
 
   /* While the stream is live it brings every state, our own commands' included. */
@@ -131,18 +131,18 @@
   };
 
   function offline() {
-    TC.setStatus("offline", "Offline · retrying");
+    TC.setStatus("offline", TC.t("Offline · retrying"));
   }
 
   function connect() {
     clearTimeout(retryTimer);
     if (source) source.close();
-    TC.setStatus("connecting", "Connecting…");
+    TC.setStatus("connecting", TC.t("Connecting…"));
     source = new EventSource("/events");
     source.addEventListener("open", () => {
       retryMs = 1000;
       lastMessage = Date.now();
-      TC.setStatus("live", "Live");
+      TC.setStatus("live", TC.t("Live"));
       if (everOpen) checkRestart();
       everOpen = true;
     });
