@@ -216,6 +216,7 @@ def test_the_panel_on_the_page_shows_what_the_box_shows(browser, site):
     from playwright.sync_api import expect
 
     page = phone(browser, 390)
+    page.clock.install()  # the page's timers (the Undo hold) move when the test says so
     table = site.table
     state = table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben", "Cat"]}, "cli")
     open_live(page, site.url)
@@ -246,6 +247,15 @@ def test_the_panel_on_the_page_shows_what_the_box_shows(browser, site):
     expect(undo).to_have_class("btn panel-btn holding")  # the hold fills up
     undo.dispatch_event("pointerup")
     assert table.state()["seq"] == state["seq"]  # a short hold undoes nothing
+    rolled = table.submit({"cmd": "roll", "faces": ["honey", "honey", "honey", "zzz", "zzz"]}, "cli")
+    shown(page, rolled)
+    page.mouse.move(0, 0)  # (the mouse left over a button would leave it when the page below it moves)
+    undo.dispatch_event("pointerdown")
+    page.clock.run_for(site.panel.hold_time * 1000)  # held for the box's hold time: the press goes at once
+    expect(page.locator("#panel-msg")).to_contain_text("Taking back the last move")
+    undo.dispatch_event("pointerup")
+    expect(page.locator("#panel-msg.ok")).to_contain_text("taken back")  # the box held Undo: the roll is gone
+    assert table.state()["rolls"] == 0
     assert not page.errors, page.errors
     page.context.close()
 

@@ -74,7 +74,7 @@
     say(t("Refused: {reason}", { reason: words }), "refused");
   };
   TC.panelTaken = function (events) {
-    const text = (events || []).map((e) => e.text).join(" ");
+    const text = (events || []).map((e) => TC.eventText(e)).join(" ");
     say(text || t("Taken."), "ok");
   };
 
@@ -89,26 +89,38 @@
     showButtons();
   };
 
+  /* Undo acts after a hold, as on the box: the button fills while held; once full, the press
+     (a hold of the box's own length) is sent at once, without waiting for the finger to lift.
+     Let go before it is full, and nothing is sent: the page says to hold for a second. */
   function undoButton(b, name) {
     let downAt = 0;
+    let sent = false;
     let timer = null;
     const release = () => {
       if (!downAt) return;
-      const held = (performance.now() - downAt) / 1000;
       downAt = 0;
       clearTimeout(timer);
       b.classList.remove("holding");
       b.style.removeProperty("--hold");
-      if (held < holdS()) say(t("Hold Undo for a second to take back the last move."), "hint");
-      else press(name, Math.min(held, 2));
+      if (!sent) say(t("Hold Undo for a second to take back the last move."), "hint");
     };
     b.addEventListener("pointerdown", (e) => {
       e.preventDefault();
+      try {
+        b.setPointerCapture(e.pointerId); // the finger may slide or the page move: the hold goes on
+      } catch (err) {
+        /* a synthetic event has no pointer to capture */
+      }
       downAt = performance.now();
+      sent = false;
       b.style.setProperty("--hold", holdS() + "s");
       b.classList.add("holding");
       say(t("Keep holding…"), "pending");
-      timer = setTimeout(() => say(t("Let go to undo."), "pending"), holdS() * 1000);
+      timer = setTimeout(() => {
+        sent = true;
+        press(name, Math.min(holdS() + 0.05, 2));
+        say(t("Taking back the last move…"), "pending");
+      }, holdS() * 1000);
     });
     b.addEventListener("pointerup", release);
     b.addEventListener("pointerleave", release);
