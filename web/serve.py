@@ -80,7 +80,10 @@ class ServerThread:
         self.server.task_dispatcher.shutdown(timeout=timeout)
         if self.thread.is_alive():
             sockets = getattr(self.server, "_map", None) or getattr(self.server, "map", {})
-            self.server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
+            try:
+                self.server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
+            except OSError:  # the loop closed its trigger meanwhile: it is ending by itself
+                pass
             self.thread.join(timeout)
         if self.thread.is_alive():  # pragma: no cover - the loop did not stop
             self.server.close()

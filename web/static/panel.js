@@ -33,11 +33,12 @@
   }
   TC.panelSay = say;
 
-  async function press(name, holdSeconds) {
-    say(t("{button} pressed…", { button: name }), "pending");
+  /* Press a button of the box; `saying` is shown meanwhile (default: "Bee pressed…"). */
+  async function press(name, holdSeconds, saying) {
+    say(saying || t("{button} pressed…", { button: name }), "pending");
     const done = await TC.post("/api/demo/press", { button: name, hold_s: holdSeconds }, (text) => say(text, "refused"));
     // Accepted by the box; the table's answer (taken or refused) replaces this when it comes.
-    if (done && $("panel-msg").classList.contains("pending")) say(t("{button} pressed.", { button: name }), "pending");
+    if (done && !saying && $("panel-msg").classList.contains("pending")) say(t("{button} pressed.", { button: name }), "pending");
   }
 
   function renderMirror() {
@@ -118,8 +119,7 @@
       say(t("Keep holding…"), "pending");
       timer = setTimeout(() => {
         sent = true;
-        press(name, Math.min(holdS() + 0.05, 2));
-        say(t("Taking back the last move…"), "pending");
+        press(name, Math.min(holdS() + 0.05, 2), t("Taking back the last move…"));
       }, holdS() * 1000);
     });
     b.addEventListener("pointerup", release);
