@@ -108,6 +108,8 @@ def bottom(page, selector):
 def in_first_screen(page, selectors, what):
     for sel in selectors:
         for i in range(page.locator(sel).count()):
+            if page.locator(sel).nth(i).is_hidden():  # (the set-aside dice when none are set aside)
+                continue
             b = bottom(page, f"{sel} >> nth={i}")
             assert b <= HEIGHT, f"{what}: {sel} #{i} ends at {b:.0f} px, below the first screen"
 
@@ -139,7 +141,8 @@ def test_a_whole_zombee_game_fits_and_shows_everything_at_a_glance(browser, site
     state = table.submit({"cmd": "new_game", "game": "zombee", "players": names, "variant": "standard"}, "cli")
     open_live(page, site.url)
     shown(page, state)
-    opening = [{"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}, {"cmd": "stop"},
+    opening = [{"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]},
+               {"cmd": "roll", "reroll": ["honey"], "faces": ["bee"]}, {"cmd": "stop"},
                {"cmd": "flip", "result": "bee"}, {"cmd": "flip", "result": "question"}]
     step = 0
     for cmd in opening:
@@ -150,6 +153,7 @@ def test_a_whole_zombee_game_fits_and_shows_everything_at_a_glance(browser, site
         shot(page, f"table-zombee-{width}-{step:02d}.png")
         step += 1
     expect(page.locator("#zb-owed")).to_contain_text(names[2])  # the flowers still owed, by whom
+    expect(page.locator("#zb-kept .die")).to_have_count(4)
     expect(page.locator("#now-sub")).to_contain_text("chooses")
     panel_top = page.locator("#panel").bounding_box()["y"]
     assert panel_top < 1.5 * HEIGHT, f"the virtual panel starts at {panel_top:.0f} px"
