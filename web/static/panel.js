@@ -137,10 +137,12 @@
   }
 
   TC.renderPanel = function (info) {
-    TC.show("panel", !!(info && info.demo));
-    if (!info || !info.demo) return;
+    // A real box (companion run on the Pi) is mirrored too; only demo mode has buttons to press here.
+    const mirrored = !!(info && info.status && info.status.panel);
+    TC.show("panel", !!(info && info.demo) || mirrored);
+    if (!info) return;
     const buttons = clear($("panel-buttons"));
-    for (const name of info.buttons) {
+    for (const name of info.demo ? info.buttons : []) {
       const b = el("button", { type: "button", class: "btn panel-btn", "data-button": name },
         el("span", { class: "panel-label", text: name }));
       if (name === "Undo") {
