@@ -77,11 +77,11 @@ def phone(browser, width):
     return page
 
 
-def open_live(page, url):
+def open_live(page, url, lang="en"):
     from playwright.sync_api import expect
 
-    page.goto(url)
-    expect(page.locator("#status")).to_have_text("Live")
+    page.goto(f"{url}?lang={lang}")
+    expect(page.locator("#status.live")).to_be_visible()
 
 
 def shown(page, state):
@@ -131,15 +131,26 @@ def zombee_moves(state):
 ZOMBEE_GLANCE = ["#now", "#zb-players li", "#zb-kept", "#zb-roll", "#zb-odds"]
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_a_whole_zombee_game_fits_and_shows_everything_at_a_glance(browser, site, width):
+# The widths in English, and the narrowest and widest in German (longer words).
+SIZES = [(w, "en") for w in WIDTHS] + [(320, "de"), (430, "de")]
+WORDS = {
+    "en": {"chooses": "chooses", "choose first": "must first choose", "wins": "wins", "game over": "Game over",
+           "over": "The game is over"},
+    "de": {"chooses": "wählt", "choose first": "muss erst wählen", "wins": "gewinnt", "game over": "Spielende",
+           "over": "Das Spiel ist vorbei"},
+}
+
+
+@pytest.mark.parametrize("width, lang", SIZES)
+def test_a_whole_zombee_game_fits_and_shows_everything_at_a_glance(browser, site, width, lang):
     from playwright.sync_api import expect
 
     page = phone(browser, width)
     names = long_names(5)
     table = site.table
     state = table.submit({"cmd": "new_game", "game": "zombee", "players": names, "variant": "standard"}, "cli")
-    open_live(page, site.url)
+    open_live(page, site.url, lang)
+    words = WORDS[lang]
     shown(page, state)
     opening = [{"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]},
                {"cmd": "roll", "reroll": ["honey"], "faces": ["bee"]}, {"cmd": "stop"},
@@ -150,16 +161,16 @@ def test_a_whole_zombee_game_fits_and_shows_everything_at_a_glance(browser, site
         shown(page, state)
         fits(page, width, f"after {cmd}")
         in_first_screen(page, ZOMBEE_GLANCE, f"after {cmd}")
-        shot(page, f"table-zombee-{width}-{step:02d}.png")
+        shot(page, f"table-zombee-{lang}-{width}-{step:02d}.png")
         step += 1
     expect(page.locator("#zb-owed")).to_contain_text(names[2])  # the flowers still owed, by whom
     expect(page.locator("#zb-kept .die")).to_have_count(4)
-    expect(page.locator("#now-sub")).to_contain_text("chooses")
+    expect(page.locator("#now-sub")).to_contain_text(words["chooses"])
     panel_top = page.locator("#panel").bounding_box()["y"]
     assert panel_top < 1.5 * HEIGHT, f"the virtual panel starts at {panel_top:.0f} px"
     # A refused command from the panel: a sentence about the game, next to the panel, never JSON.
     table.post({"cmd": "flip", "result": "bee", "player": names[1]}, "panel")
-    expect(page.locator("#panel-msg.refused")).to_contain_text("must first choose")
+    expect(page.locator("#panel-msg.refused")).to_contain_text(words["choose first"])
     expect(page.locator("#events .refused").first).not_to_contain_text("{")
     fits(page, width, "a refusal")
     while not state["over"]:
@@ -167,10 +178,10 @@ def test_a_whole_zombee_game_fits_and_shows_everything_at_a_glance(browser, site
         shown(page, state)
         fits(page, width, f"move {state['seq']}")
         if step % 3 == 0 or state["over"]:
-            shot(page, f"table-zombee-{width}-{step:02d}.png")
+            shot(page, f"table-zombee-{lang}-{width}-{step:02d}.png")
         step += 1
-    expect(page.locator("#now-main")).to_contain_text("wins")
-    expect(page.locator("#moment")).to_contain_text("wins")  # the banner
+    expect(page.locator("#now-main")).to_contain_text(words["wins"])
+    expect(page.locator("#moment")).to_contain_text(words["wins"])  # the banner
     in_first_screen(page, ["#now", "#zb-players li"], "game over")
     assert not page.errors, page.errors
     page.context.close()
@@ -186,33 +197,46 @@ def zoo_script(names):
             + dies(b) + dies(d, 7) + dies(e) + dies(f) + dies(c))
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_a_whole_zoo_game_with_six_heroes_fits_the_phone(browser, site, width):
+@pytest.mark.parametrize("width, lang", SIZES)
+def test_a_whole_zoo_game_with_six_heroes_fits_the_phone(browser, site, width, lang):
     from playwright.sync_api import expect
 
     page = phone(browser, width)
     names = long_names(6)
     table = site.table
     state = table.submit({"cmd": "new_game", "game": "zoo", "players": names}, "cli")
-    open_live(page, site.url)
+    open_live(page, site.url, lang)
+    words = WORDS[lang]
     shown(page, state)
     glance = ["#now", "#zoo-locks .lock", "#zoo-players tr", "#zoo-release"]
+    asked = 0
     for step, cmd in enumerate(zoo_script(names)):
         state = table.submit(cmd, "cli")
         shown(page, state)
         fits(page, width, f"after {cmd}")
         if step % 3 == 0 or state["over"]:
             in_first_screen(page, glance, f"after {cmd}")
-            shot(page, f"table-zoo-{width}-{step:02d}.png")
-    assert state["over"]
+            shot(page, f"table-zoo-{lang}-{width}-{step:02d}.png")
+        cleared = page.locator("#zoo-controls button.animals-cleared")
+        if any(m["cmd"] == "animals_cleared" for m in state["legal"]):  # offered once no lock is on the board
+            expect(cleared).to_have_count(1)
+        else:
+            expect(cleared).to_have_count(0)
+        if any(m["cmd"] == "animals_cleared" for m in state["legal"]) and not asked:
+            cleared.click()  # ends the game: asks first
+            expect(page.locator(".ask")).to_be_visible()
+            page.locator(".ask button").last.click()  # keep the game going
+            expect(page.locator(".ask")).to_have_count(0)
+            assert table.state()["seq"] == state["seq"]
+            asked += 1
+    assert state["over"] and asked
     expect(page.locator("#zoo-players tr.dead")).to_have_count(5)
-    expect(page.locator("#moment")).to_contain_text("Game over")
+    expect(page.locator("#moment")).to_contain_text(words["game over"])
     # The longest refusals, from the panel and from this phone: plain words, still within the phone.
     table.post({"cmd": "kill", "player": names[1], "count": 1}, "panel")
-    expect(page.locator("#events .refused").first).to_contain_text("The game is over")
-    page.get_by_role("button", name="Animals cleared").count() == 0  # not offered: locks remain or it is over
+    expect(page.locator("#events .refused").first).to_contain_text(words["over"])
     fits(page, width, "refusals")
-    shot(page, f"table-zoo-{width}-refused.png")
+    shot(page, f"table-zoo-{lang}-{width}-refused.png")
     assert not page.errors, page.errors
     page.context.close()
 

@@ -135,7 +135,7 @@
     const locks = [...new Set(TC.legalOf(s, "collect_lock").map((m) => m.lock))]; // still on the board
     const cleared = button(TC.t("Animals cleared"), () => TC.ask(cleared.closest(".row"),
       TC.t("Every Zombie Gorilla and Monkey is off the board? This ends the game."), TC.t("Yes, animals cleared"),
-      () => TC.send({ cmd: "animals_cleared" })));
+      () => TC.send({ cmd: "animals_cleared" })), "animals-cleared");
     const lock = el("select", { id: "zoo-lock", disabled: !locks.length },
       ...locks.map((k) => el("option", { value: k }, TC.lockName(k))));
     box.append(

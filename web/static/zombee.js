@@ -19,7 +19,9 @@
   function drops(kind, count, label) {
     const box = el("span", { class: "drops", "aria-label": `${count} ${label}` });
     for (let i = 0; i < count; i++) box.append(icon(kind, 26));
-    box.append(el("span", { class: "drop-count", "aria-hidden": "true", text: `${count} ${label}` }));
+    // On a narrow phone the word gives way to the name; the drops and the number stay.
+    box.append(el("span", { class: "drop-count", "aria-hidden": "true" }, `${count}`,
+      el("span", { class: "drop-word", text: ` ${label}` })));
     return box;
   }
 
