@@ -379,6 +379,10 @@ def test_a_refused_override_reads_as_a_sentence_and_every_control_is_big_enough(
     page.select_option("#zoo-player", "Ben")
     page.get_by_role("button", name="−1 life").click()
     expect(page.locator("#ov-msg")).to_have_text("Ben must spend every bullet before losing the last life.")
+    # The engine's own reason, when no sentence of the page fits: no JSON, no command names.
+    plain = page.evaluate("""TC.plainReason('{"cmd":"flip","result":"bee"} is not possible now; Tom is rolling '
+                                            + '(animals_cleared) (e.g. {"cmd":"roll"})')""")
+    assert plain == "Tom is rolling", plain
     assert table.state()["seq"] == state["seq"]
     page.get_by_role("button", name="Undo last move").click()
     expect(page.locator(".ask")).to_be_visible()
