@@ -84,7 +84,7 @@
       if ($("events").children.length) return;
       for (const r of log.records.slice(-6)) {
         const at = new Date(r.time * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-        TC.addEvent(`${at} ${TC.describe(r.command)} (${r.source})`, "history");
+        TC.addEvent(`${at} ${TC.describe(r.command)} (${TC.sourceWords(r.source)})`, "history");
       }
     } catch (err) {
       /* offline: new events still arrive */
