@@ -168,7 +168,7 @@ def test_a_whole_zombee_game_fits_and_shows_everything_at_a_glance(browser, site
     expect(page.locator("#zb-kept .die")).to_have_count(4)
     expect(page.locator("#now-sub")).to_contain_text(words["chooses"])
     panel_top = page.locator("#panel").bounding_box()["y"]
-    assert panel_top < 1.5 * HEIGHT, f"the virtual panel starts at {panel_top:.0f} px"
+    assert panel_top < HEIGHT, f"the virtual panel starts at {panel_top:.0f} px, below the first screen"
     # A refused command from the panel: a sentence about the game, next to the panel, never JSON.
     table.post({"cmd": "flip", "result": "bee", "player": names[1]}, "panel")
     expect(page.locator("#panel-msg.refused")).to_contain_text(words["choose first"])
@@ -231,6 +231,8 @@ def test_a_whole_zoo_game_with_six_heroes_fits_the_phone(browser, site, width, l
             assert table.state()["seq"] == state["seq"]
             asked += 1
     assert state["over"] and asked
+    panel_top = page.locator("#panel").bounding_box()["y"]
+    assert panel_top < HEIGHT, f"the virtual panel starts at {panel_top:.0f} px, below the first screen"
     expect(page.locator("#zoo-players tr.dead")).to_have_count(5)
     expect(page.locator("#moment")).to_contain_text(words["game over"])
     # The longest refusals, from the panel and from this phone: plain words, still within the phone.
