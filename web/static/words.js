@@ -110,7 +110,7 @@
   const BIG = ["zombee_revealed", "player_out", "game_won", "game_over", "tournament_over"];
   TC.moments = function (events) {
     const picked = (events || []).filter((e) => MOMENTS.includes(e.kind));
-    return { texts: picked.map((e) => e.text), big: picked.some((e) => BIG.includes(e.kind)),
+    return { texts: picked.map((e) => TC.eventText(e)), big: picked.some((e) => BIG.includes(e.kind)),
       kinds: picked.map((e) => e.kind) };
   };
 })(window.TC);
