@@ -61,6 +61,8 @@ def render(template: str, args: Mapping[str, Any]) -> str:
 
 
 def _text(value: Any) -> str:
+    if type(value) in (str, int, float):  # most values; the Mapping check below is an ABC test, slow
+        return str(value)
     if isinstance(value, Mapping):
         return render(value["template"], value["args"])
     if isinstance(value, (list, tuple)):
