@@ -1,5 +1,6 @@
 import argparse
 import json
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -64,3 +65,28 @@ def test_watch_synthetic_prints_settled_readings(capsys):
 def test_watch_with_a_missing_camera_fails_cleanly(capsys):
     assert run(["vision", "watch", "--source", "no-such-camera", "--max-readings", "1"]) == 1
     assert "unknown camera source" in capsys.readouterr().err
+
+
+PHOTOS = Path(__file__).parent / "fixtures" / "dice-photos"
+
+
+def test_calibrate_prints_the_report_and_keeps_a_better_model_unless_forced(tmp_path, capsys):
+    from vision.model import load_model, save_model
+
+    out = tmp_path / "table.npz"
+    assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert f"wrote {out}" in text and "cross-validated" in text and "weakest face" in text
+    first = load_model(out)
+    assert first.kind == "calibrated" and set(first.report["faces"]) == {"bee", "honey", "zzz", "zombee"}
+    # the model in place read every left-out die right: a new calibration that does worse must not replace it
+    first.report = dict(first.report, accuracy=1.0, ok=True)
+    save_model(first, out)
+    before = out.read_bytes()
+    assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    refusal = [line for line in err.splitlines() if "kept" in line]
+    assert len(refusal) == 1 and "--force" in refusal[0] and str(out) in refusal[0]
+    assert out.read_bytes() == before
+    assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(out), "--force"]) == 0
+    assert out.read_bytes() != before

@@ -1,9 +1,15 @@
+import dataclasses
+import json
 import math
+from pathlib import Path
 
+import cv2
 import numpy as np
+import pytest
 
 from vision import render
-from vision.detect import detect
+from vision.detect import SMALL, brightest, detect
+from vision.reader import read_image
 
 
 def _row(rng, rig, faces, x=250.0, y=220.0, angle=0.3):
@@ -70,3 +76,106 @@ def test_a_skin_coloured_table_around_the_tray_is_not_a_hand():
     det = detect(frame)
     assert not det.hand
     assert len(det.dice) == 3
+
+
+# --- touching clusters, glossy and lighter dark dice, the count hint, real photos ---------------
+
+def _plain_rig(seed, **art):
+    """A random rig without a rim, optionally with dice of another maker (body colour, gloss...)."""
+    rng = np.random.default_rng(seed)
+    rig = dataclasses.replace(render.random_rig(rng), rim_width=0)
+    if art:
+        rig = render.with_art(rig, dataclasses.replace(rig.art, gloss=0.0, **art))
+    return rng, rig
+
+
+def _cluster(seed, shape, n, extra=(), **art):
+    """n dice touching in one of the renderer's shapes, plus a lone die that shows the die size."""
+    rng, rig = _plain_rig(seed, **art)
+    size, angle = rig.die_size, float(rng.uniform(0, math.pi / 2))
+    faces = ["bee", "honey", "zzz", "zombee"]
+    placed = [(f, x, y, a) for f, (x, y, a) in zip(faces, render.cluster_spots(shape, 320, 250, size, angle, n))]
+    placed += [("zzz", 90, 90, 0.3), *extra]
+    return render.compose(rng, rig, placed, size), rig
+
+
+@pytest.mark.parametrize("shape, n", [("block", 4), ("L", 3), ("corner", 2), ("offset", 2)])
+def test_touching_dice_in_blocks_ls_and_corners_are_each_found_once(shape, n):
+    for seed in (1, 2):
+        scene, rig = _cluster(seed, shape, n)
+        for det in (detect(scene.image), detect(scene.image, side=rig.die_size)):
+            assert len(det.dice) == n + 1
+            assert _near(det.dice, scene.dice, rig.die_size)
+
+
+def test_a_highlight_across_a_glossy_die_still_gives_one_die():
+    # A lamp's reflection as a bright band across the face leaves two dark slivers of one die.
+    rng, rig = _plain_rig(3)
+    size = rig.die_size
+    scene = render.compose(rng, rig, [("honey", 300, 240, 0.4), ("bee", 120, 110, 0.1)], size)
+    img = scene.image.copy()
+    d = size * 0.7
+    cv2.line(img, (int(300 - d), int(240 + d)), (int(300 + d), int(240 - d)), (235, 235, 235), max(3, int(size * 0.22)))
+    for det in (detect(img), detect(img, side=size)):
+        assert len(det.dice) == 2
+        assert _near(det.dice, scene.dice, size)
+
+
+@pytest.mark.parametrize("body", [(78, 78, 84), (86, 56, 48), (82, 50, 74)], ids=["smoky", "navy", "purple"])
+def test_smoky_navy_and_purple_dice_are_found(body):
+    # faces at about 0.36-0.4 of the tray's brightness (a black die is below 0.3), the rounded edge lighter still
+    rng, rig = _plain_rig(4, body=body, bevel=100)
+    rig = dataclasses.replace(rig, tray=(215.0, 215.0, 215.0), brightness=1.0, tint=(1.0, 1.0, 1.0))
+    size = rig.die_size
+    placed = [("bee", 200, 200, 0.2), ("zzz", 420, 300, 0.7), ("honey", 420 + size * 1.01 * math.cos(0.7),
+                                                                 300 + size * 1.01 * math.sin(0.7), 0.7)]
+    scene = render.compose(rng, rig, placed, size)
+    det = detect(scene.image)
+    assert len(det.dice) == 3 and _near(det.dice, scene.dice, size)
+
+
+def test_the_number_thrown_decides_an_ambiguous_cluster_but_never_adds_a_die():
+    for seed in range(6):
+        # a die leaning on another shows a side face: one die or two? Two flat dice and it were thrown.
+        rng, rig = _plain_rig(seed)
+        size = rig.die_size
+        placed = [("bee", 300, 240, 0.3), ("honey", 300 + 1.01 * size * math.cos(0.3), 240 + 1.01 * size * math.sin(0.3), 0.3),
+                  (render.COCKED, 300 + 2.1 * size * math.cos(0.3), 240 + 2.1 * size * math.sin(0.3), 0.3),
+                  ("zzz", 90, 90, 0.5)]
+        scene = render.compose(rng, rig, placed, size)
+        det = detect(scene.image, side=size, expected=4)
+        assert len(det.dice) == 4 and det.check is None
+        # a block of four and a lone die, five thrown
+        scene, _ = _cluster(seed, "block", 4)
+        assert len(detect(scene.image, side=size, expected=5).dice) == 5
+    # three dice lying apart cannot be five, whatever the hint: the detection says so and adds nothing
+    rng, rig = _plain_rig(7)
+    scene = render.compose(rng, rig, [("bee", 100, 100, 0.1), ("honey", 320, 240, 0.5), ("zzz", 520, 380, 1.0)],
+                           rig.die_size)
+    det = detect(scene.image, side=rig.die_size, expected=5)
+    assert len(det.dice) == 3 and det.check == "the tray shows 3 dice where 5 were thrown"
+    assert detect(scene.image, expected=range(1, 4)).check is None
+
+
+PHOTOS = Path(__file__).parent / "fixtures" / "dice-photos"
+
+
+def test_real_photos_every_dark_die_once_and_nothing_on_light_dice():
+    # Calibrated as `companion vision calibrate` does: the empty sheet, the die size from the face photos.
+    background = cv2.resize(brightest(read_image(next((PHOTOS / "calibration" / "empty").glob("*.jpg")))),
+                            SMALL, interpolation=cv2.INTER_AREA)
+    side = float(np.median([detect(read_image(p), background=background).side
+                            for p in sorted((PHOTOS / "calibration").glob("[bhz]*/*.jpg"))]))
+    labels = json.loads((PHOTOS / "detect" / "labels.json").read_text())
+    for name, lab in labels.items():
+        dice = detect(read_image(PHOTOS / "detect" / name), side=side, background=background).dice
+        for truth in lab["dice"]:
+            reach = 0.6 * (truth["box"][2] - truth["box"][0])
+            hits = [b for b in dice if math.hypot(b.x - truth["x"], b.y - truth["y"]) <= reach]
+            if truth["kind"] == "set":
+                assert len(hits) == 1, (name, truth)  # found, and not cut in two
+            elif truth["body"] == "light":
+                assert not hits, (name, truth)  # a light or coloured die is no die of the set
+        for b in dice:  # and no die where there is none
+            assert any(math.hypot(b.x - t["x"], b.y - t["y"]) <= 0.6 * (t["box"][2] - t["box"][0])
+                       for t in lab["dice"]), (name, b)

@@ -6,6 +6,7 @@ from vision import render
 from vision.detect import detect
 from vision.features import PATCH, crop, die_features
 from vision.model import CLASSES, load_model
+from vision.symbol import symbol_features
 
 
 def _one_die(face, angle, quarter_seed):
@@ -14,14 +15,15 @@ def _one_die(face, angle, quarter_seed):
     scene = render.compose(rng, rig, [(face, 320.0, 240.0, angle)], rig.die_size)
     det = detect(scene.image, side=rig.die_size)
     assert len(det.dice) == 1
-    return die_features(scene.image, det.dice[0], det.side, det.tray)
+    b = det.dice[0]
+    return die_features(scene.image, b, det.side, det.tray)[None], symbol_features(scene.image, b, det.side, det.tray)[None]
 
 
 def test_a_die_turned_any_way_reads_the_same():
     model = load_model()
     for face in ("bee", "honey", "zzz", "zombee"):
         for angle, seed in ((0.1, 1), (0.6, 2), (1.2, 3), (2.9, 4)):
-            proba = model.predict_proba(_one_die(face, angle, seed)[None])[0]
+            proba = model.predict_proba(*_one_die(face, angle, seed))[0]
             assert CLASSES[int(proba.argmax())] == face, (face, angle)
 
 
@@ -34,3 +36,17 @@ def test_crop_is_square_to_the_die():
     p = crop(img, 100, 100, 60, math.radians(30))
     assert p.shape == (PATCH, PATCH, 3)
     assert p[2:-2, 2:-2].max() < 80  # all die, no tray peeking in at the corners
+
+
+def test_the_map_of_a_turned_or_mirrored_crop_is_one_of_its_eight_views():
+    from vision.features import PATCH, dihedral, face_map
+
+    rig = render.random_rig(np.random.default_rng(5))
+    scene = render.compose(np.random.default_rng(6), rig, [("bee", 320.0, 240.0, 0.0)], rig.die_size)
+    det = detect(scene.image, side=rig.die_size)
+    p = crop(scene.image, 320.0, 240.0, rig.die_size, 0.0, 1.0)
+    assert p.shape == (PATCH, PATCH, 3)
+    views = dihedral(face_map(p, det.tray)[None])[0]
+    for turned in (np.rot90(p), p[::-1], np.rot90(p, 3)[:, ::-1]):
+        m = face_map(np.ascontiguousarray(turned), det.tray)
+        assert np.min(np.linalg.norm(views - m, axis=1)) < 1e-4

@@ -14,7 +14,8 @@ def test_default_model_loads_quickly_and_is_versioned():
     assert time.perf_counter() - t < 1.0  # target is 200 ms; generous for a loaded test machine
     with np.load(vm.DEFAULT_PATH) as z:
         assert int(z["format_version"]) == vm.FORMAT_VERSION
-    assert m.predict_proba(np.zeros((2, m.mean.shape[0]), np.float32)).shape == (2, len(vm.CLASSES))
+    extra = np.zeros((2, m.net["mean"].shape[0] - vm.DIM), np.float32) if m.needs_symbols else None
+    assert m.predict_proba(np.zeros((2, vm.DIM), np.float32), extra).shape == (2, len(vm.CLASSES))
 
 
 def test_round_trip_keeps_predictions(tmp_path):
@@ -23,8 +24,11 @@ def test_round_trip_keeps_predictions(tmp_path):
     path = tmp_path / "m.npz"
     vm.save_model(m, path)
     back = vm.load_model(path)
-    x = np.random.default_rng(0).normal(size=(5, m.mean.shape[0])).astype(np.float32) * m.std + m.mean
-    assert np.allclose(m.predict_proba(x), back.predict_proba(x), atol=1e-5)
+    rng = np.random.default_rng(0)
+    x = m.protos[:5] + rng.normal(0, 0.02, (5, vm.DIM)).astype(np.float32)
+    extra = rng.normal(size=(5, m.net["mean"].shape[0] - vm.DIM)).astype(np.float32) if m.needs_symbols else None
+    assert np.allclose(m.predict_proba(x, extra), back.predict_proba(x, extra), atol=1e-3)
+    assert back.needs_symbols == m.needs_symbols
     assert back.side == pytest.approx(31.5)
 
 
@@ -50,11 +54,53 @@ def test_corrupt_or_missing_model_is_a_clear_error(tmp_path, content):
         vm.load_model(tmp_path / "nope.npz")
 
 
-def test_training_is_deterministic():
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(60, 6)).astype(np.float32)
-    y = np.arange(60) % len(vm.CLASSES)
-    x[:, 0] += y * 3  # separable: the network must learn it
-    a, b = vm.fit(x, y, seed=1, epochs=150), vm.fit(x, y, seed=1, epochs=150)
-    assert np.array_equal(a.w1, b.w1)
-    assert (a.predict_proba(x).argmax(1) == y).mean() > 0.95
+def _toy(scale=0.1, radius=0.5):
+    """Four faces, one prototype each: unit maps along four axes."""
+    protos = np.eye(4, vm.DIM, dtype=np.float32)
+    return vm.Model(protos, np.arange(4), scale=scale, radius=radius)
+
+
+def test_a_die_far_from_every_face_reads_unknown_and_a_near_one_its_face():
+    m = _toy()
+    near = np.eye(1, vm.DIM, 1, dtype=np.float32) + 0.05 * np.eye(1, vm.DIM, 9, dtype=np.float32)
+    far = np.eye(1, vm.DIM, 20, dtype=np.float32)  # like no face it was taught: a 5 or a 6
+    p = m.predict_proba(np.concatenate([near, far]))
+    assert p[0].argmax() == 1 and p[0, 1] > 0.99
+    assert vm.CLASSES[p[1].argmax()] == "unknown"
+
+
+def test_halfway_between_two_faces_is_not_sure():
+    m = _toy(scale=0.3, radius=1.2)
+    mid = (np.eye(1, vm.DIM, 0) + np.eye(1, vm.DIM, 2)).astype(np.float32) / np.sqrt(2)
+    p = m.predict_proba(mid)[0]
+    assert p.max() < 0.6 and {int(i) for i in np.argsort(p)[-2:]} == {0, 2}
+
+
+def test_a_turned_or_mirrored_map_is_the_same_die():
+    from vision.features import dihedral
+
+    rng = np.random.default_rng(1)
+    x = rng.random((3, vm.DIM)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)  # maps are unit vectors
+    m = vm.Model(x, np.arange(3))
+    turned = dihedral(x)[:, 5]
+    assert np.allclose(m.distances(turned)[np.arange(3), np.arange(3)], 0, atol=1e-3)
+
+
+def test_report_travels_with_the_model(tmp_path):
+    m = _toy()
+    m.report = {"ok": False, "faces": {"bee": 1.0, "honey": 0.5, "zzz": 1.0, "zombee": 1.0}, "weakest": "honey",
+                "advice": "take 2 more photos of honey"}
+    vm.save_model(m, tmp_path / "r.npz")
+    assert vm.load_model(tmp_path / "r.npz").report == m.report
+
+
+def test_a_model_of_another_shape_is_refused(tmp_path):
+    path = tmp_path / "odd.npz"
+    with np.load(vm.DEFAULT_PATH) as z:
+        data = {k: z[k] for k in z.files}
+    data["protos"] = data["protos"][:, :10]
+    with open(path, "wb") as fh:
+        np.savez(fh, **data)
+    with pytest.raises(vm.ModelError, match="odd.npz.*shape"):
+        vm.load_model(path)

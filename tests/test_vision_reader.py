@@ -72,3 +72,14 @@ def test_bad_frames_and_files_are_image_errors(reader, tmp_path):
         read_image(tmp_path / "missing.png")
     # a grey frame is accepted and simply holds no dice
     assert reader.read(np.full((480, 640), 200, np.uint8)).dice == []
+
+
+def test_the_default_model_does_not_guess_on_dice_it_never_saw(reader):
+    """Real pip dice are not ZomBee dice: the shipped model says unknown (or is unsure), not a face."""
+    from pathlib import Path
+
+    photos = Path(__file__).parent / "fixtures" / "dice-photos" / "read"
+    dice = [d for f in sorted(photos.glob("*.jpg")) for d in reader.read(read_image(f)).dice]
+    assert dice
+    assert not [d for d in dice if d.face != "unknown" and d.confidence >= 0.9]
+    assert sum(d.face == "unknown" for d in dice) >= 0.8 * len(dice)

@@ -62,3 +62,30 @@ def test_calibration_set_layout(tmp_path):
     assert len(list((tmp_path / "empty").iterdir())) == 1
     for face in DICE_FACES:
         assert len(list((tmp_path / face).glob("*.png"))) == 2
+
+
+def test_rigs_draw_dice_of_several_makers_and_trays():
+    arts = [render.random_rig(np.random.default_rng(s)).art for s in range(40)]
+    assert len({a.body for a in arts}) >= 3 and len({a.tray for a in arts}) >= 3
+    assert len({(a.bee, a.honey, a.zzz) for a in arts}) >= 4
+    held = {(a.bee, a.honey, a.zzz) for a in render.HELDOUT_ART}
+    # the held-out symbol styles are never drawn for training
+    assert not {a.bee for a in arts} & {a.bee for a in render.HELDOUT_ART}
+    assert not {a.honey for a in arts} & {a.honey for a in render.HELDOUT_ART}
+    assert held
+
+
+def test_art_changes_the_look_but_not_where_the_dice_land():
+    rng_a, rng_b = np.random.default_rng(11), np.random.default_rng(11)
+    rig = render.random_rig(rng_a)
+    other = render.with_art(render.random_rig(rng_b), render.HELDOUT_ART[0])
+    a = render.render_scene(rng_a, rig, count=4)
+    b = render.render_scene(rng_b, other, count=4)
+    assert [(d.x, d.y) for d in a.dice] == [(d.x, d.y) for d in b.dice]
+    assert not np.array_equal(a.image, b.image)
+
+
+def test_held_out_symbols_differ_from_the_training_ones():
+    plain = render.draw_face("honey")
+    comb = render.draw_face("honey", art=render.HELDOUT_ART[0])
+    assert (np.abs(plain.astype(int) - comb.astype(int)).max(axis=2) > 60).mean() > 0.05

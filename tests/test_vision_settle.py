@@ -76,3 +76,18 @@ def test_still_time_is_configurable(reader):
     readings = _run(cam, settler, 80)
     assert len(readings) == 1
     assert readings[0].timestamp - cam.settled_at == pytest.approx(1.0, abs=0.04)
+
+
+def test_a_settled_tray_short_of_the_dice_thrown_says_so(reader):
+    cam = SyntheticCamera(seed=26, clock=lambda: 0.0)
+    settler = Settler(0.3, reader)
+    cam.set_tray(["bee", "honey", "zzz"])
+    readings = []
+    for _ in range(40):
+        ts, frame = cam.read()
+        reading = settler.feed(ts, frame, expected=5)
+        if reading is not None:
+            readings.append(reading)
+    assert len(readings) == 1 and len(readings[0].dice) == 3
+    assert readings[0].check == "the tray shows 3 dice where 5 were thrown"
+    assert readings[0].to_dict()["check"] == readings[0].check

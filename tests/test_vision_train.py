@@ -6,10 +6,11 @@ from vision.train import build_default, label_of, match
 
 
 def test_training_from_the_renderer_is_deterministic():
-    a, xa, ya = build_default(scenes=10, workers=1, keep_per_class=5)
-    b, xb, yb = build_default(scenes=10, workers=1, keep_per_class=5)
-    assert np.array_equal(xa, xb) and np.array_equal(ya, yb)
-    assert np.array_equal(a.w1, b.w1) and np.array_equal(a.train_x, b.train_x)
+    a, xa, ea, ya = build_default(scenes=10, workers=1, per_class=5, epochs=20)
+    b, xb, eb, yb = build_default(scenes=10, workers=1, per_class=5, epochs=20)
+    assert np.array_equal(xa, xb) and np.array_equal(ya, yb) and np.array_equal(ea, eb)
+    assert np.array_equal(a.protos, b.protos) and (a.scale, a.radius) == (b.scale, b.radius)
+    assert all(np.array_equal(a.net[k], b.net[k]) for k in a.net)
     assert set(ya) <= set(range(len(CLASSES)))
 
 

@@ -149,11 +149,13 @@ class ScriptedSettler:
         self.hand = False
         self.reader = None
         self.state = "empty"
+        self.expected = []  # the dice count the watcher said was thrown, per frame
 
     def reset(self):
         pass
 
-    def feed(self, stamp, frame):
+    def feed(self, stamp, frame, expected=None):
+        self.expected.append(expected)
         item = self.readings.pop(0) if self.readings else None
         self.state = "moving" if item is None and self.readings else "still"
         return item
@@ -224,3 +226,21 @@ def test_watcher_tells_the_panel_while_the_dice_are_still_rolling(table):
             watcher.stop()
     dice = [m["status"] for m in messages if m["type"] == "notice" and m["kind"] == "dice"]
     assert dice == ["settling", "still"]
+
+
+def test_watcher_tells_the_reader_how_many_dice_were_thrown(table):
+    # All five on a first roll; after it, the dice seen left to be picked up again.
+    settler = ScriptedSettler([reading(["bee", "bee", "honey", "zzz", "zombee"])])
+    with table.subscribe() as sub:
+        watcher = TrayWatcher(table, lambda: ScriptedCamera(1), settler, retry_s=5).start()
+        try:
+            while sub.get(2)["type"] != "state":
+                pass
+        finally:
+            watcher.stop()
+    assert settler.expected[0] == 5
+    assert table.state()["rolls"] == 1
+    watcher.tracker.expect_reroll(table.state(), ["bee", "bee", "zzz"])
+    assert watcher._thrown(table.state()) == 3
+    watcher.tracker.selection = None
+    assert list(watcher._thrown(table.state())) == [1, 2, 3, 4, 5]  # any of the five, not more

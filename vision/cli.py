@@ -22,6 +22,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     cal = sub.add_parser("calibrate", help="learn this table's dice from photos (DIR/empty, DIR/bee, ...)")
     cal.add_argument("dir", help="folder with empty/, bee/, honey/, zzz/, zombee/ photos")
     cal.add_argument("--out", required=True, help="model file to write (.npz)")
+    cal.add_argument("--force", action="store_true",
+                     help="replace --out even when the model already there reads these photos better")
     cal.set_defaults(func=cmd_calibrate)
 
     rd = sub.add_parser("read", help="read the dice in one or more photos")
@@ -58,19 +60,49 @@ def _reader(path):
 
 
 def cmd_calibrate(args) -> int:
-    from .calibrate import calibrate
+    from .calibrate import calibrate, report_lines, score_on
 
     try:
         model = calibrate(args.dir, log=lambda m: print(m, file=sys.stderr))
-        save_model(model, args.out)
+        kept = None if args.force else _better_in_place(args.out, model, args.dir, score_on)
+        if kept is None:
+            save_model(model, args.out)
     except ImageError as exc:
         return _fail(str(exc), 2)
     except CompanionError as exc:
         return _fail(str(exc), 1)
     except OSError as exc:
         return _fail(f"cannot write {args.out!r}: {exc.strerror or exc}", 1)
+    if kept is not None:
+        for line in report_lines(model.report):
+            print(line)
+        return _fail(kept, 1)
     print(f"wrote {args.out} (die side {model.side:.1f} px)")
+    for line in report_lines(model.report):
+        print(line)
     return 0
+
+
+def _better_in_place(path, model, folder, score_on) -> str | None:
+    """Why the model already at path stays (it reads the new calibration photos better than the new
+    model reads them left out), or None to go ahead. A missing or unreadable file is simply replaced."""
+    if not Path(path).exists():
+        return None
+    try:
+        old = load_model(path)
+    except CompanionError:
+        return None
+    after = model.report["accuracy"]
+    seen = set((old.report or {}).get("photo_ids", ())) & set(model.report.get("photo_ids", ()))
+    if seen and old.report:
+        # the old model learned from these photos: reading them is no test, compare like with like
+        before, how = float(old.report.get("accuracy", 0.0)), "cross-validated on its own photos"
+    else:
+        before, how = score_on(old, folder), "reading the new photos"
+    if before > after + 0.02 or (old.report or {}).get("ok") and not model.report["ok"] and before >= after:
+        return (f"kept {path}: it reads {100 * before:.0f}% right ({how}), the new model {100 * after:.0f}% "
+                f"(cross-validated); use --force to replace it")
+    return None
 
 
 def cmd_read(args) -> int:

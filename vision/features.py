@@ -1,10 +1,14 @@
-"""What the classifier sees of one die: a short vector that does not change when the die turns.
+"""What the classifier sees of one die: a small map of its symbol, square to the die.
 
-The crop is cut square to the die's own edges, so the only turn left is a
-quarter turn of the symbol; every feature below is made blind to that (rings,
-moment invariants, an orientation histogram rolled to its strongest bin).
-Colours are divided by the tray's colour first: the tray is the white card
-that cancels the lamp's tint.
+A die is cut out square to its own edges, a little inside them (the detector
+measures the whole die, rounded rim included). Centre and size errors of the
+detector are not undone here: calibration and training show the reader dice
+cut a little off centre and off size instead (calibrate.augment). The map holds
+how far each spot of the face is from the die's own colour ("ink", whatever
+the symbol's colour: yellow, green, white or red) and the direction of that
+colour, on a G x G grid. The corners are left out (rounded corners show the
+tray). A quarter turn or a mirror of the crop is handled where maps are
+compared (`dihedral`), not here.
 """
 
 from __future__ import annotations
@@ -14,110 +18,60 @@ import math
 import cv2
 import numpy as np
 
-PATCH = 32
-MAP = 8  # side of the colour maps handed to the network as pixels
-_yy, _xx = np.mgrid[0:PATCH, 0:PATCH].astype(np.float32) - (PATCH - 1) / 2
-_R = np.sqrt(_xx ** 2 + _yy ** 2) / (PATCH / 2)
-INNER = _R < 0.78  # the face inside its bevel
-RINGS = [(_R >= a) & (_R < b) for a, b in ((0, 0.25), (0.25, 0.45), (0.45, 0.62), (0.62, 0.78))]
+PATCH = 32  # pixels of the final square crop
+G = 8  # side of the symbol map
+CHANNELS = 4  # ink, then three colour-direction channels weighted by ink
+DIM = G * G * CHANNELS
+INK_SCALE = 0.5  # colour distance (in tray units) that counts as full ink
+COLOUR_WEIGHT = 0.3  # how much the symbol's colour counts beside its shape
+MARGIN = 0.08  # share of the crop cut off each side: the die's bevel
+CROP = 0.95  # share of the detector's die side that is cut out
+_s = PATCH - 2 * int(round(PATCH * MARGIN))
+_yy, _xx = np.mgrid[0:_s, 0:_s].astype(np.float32) - (_s - 1) / 2
+_R = (np.abs(_xx) ** 4 + np.abs(_yy) ** 4) ** 0.25 / (_s / 2)  # a rounded square
+FACE_W = np.clip((0.8 - _R) / 0.1, 0, 1).astype(np.float32)
+CENTRE = _R < 0.7
 
 
-def crop(frame: np.ndarray, x: float, y: float, side: float, angle: float, scale: float = 1.05) -> np.ndarray:
-    """The die cut out square to its edges, PATCH x PATCH pixels."""
-    s = PATCH / (side * scale)
+def crop(frame: np.ndarray, x: float, y: float, side: float, angle: float, scale: float = 1.05,
+         size: int = PATCH) -> np.ndarray:
+    """The die cut out square to its edges, size x size pixels."""
+    s = size / (side * scale)
     ca, sa = math.cos(angle) * s, math.sin(angle) * s
-    c = (PATCH - 1) / 2
+    c = (size - 1) / 2
     m = np.array([[ca, sa, c - ca * x - sa * y], [-sa, ca, c + sa * x - ca * y]], np.float32)
-    return cv2.warpAffine(frame, m, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(frame, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-# ring and face averages as one matrix product: far cheaper than many masked means
-_RING_W = np.stack([r.ravel() / r.sum() for r in RINGS] + [INNER.ravel() / INNER.sum()]).astype(np.float32)
-
-
-def _rings(mask: np.ndarray) -> np.ndarray:
-    """Covered fraction of each ring, then of the whole face."""
-    return _RING_W @ mask.ravel().astype(np.float32)
-
-
-def _shape(mask: np.ndarray) -> list[float]:
-    """Area, ring profile, spread, elongation, pieces, solidity, outline length and Hu moments of the symbol."""
-    rings = _rings(mask)
-    out = [float(rings[4])] + [float(v) for v in rings[:4]]
-    m8 = mask.astype(np.uint8)
-    m = cv2.moments(m8, True)
-    area = m["m00"]
-    if area < 4:
-        return out + [0.0] * 11
-    cx, cy = m["m10"] / area - (PATCH - 1) / 2, m["m01"] / area - (PATCH - 1) / 2
-    a, c, b = m["mu20"] / area, m["mu02"] / area, m["mu11"] / area
-    root = math.sqrt(max((a - c) ** 2 + 4 * b * b, 0.0))
-    l1, l2 = (a + c + root) / 2, max((a + c - root) / 2, 1e-3)
-    contours, _ = cv2.findContours(m8, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    hull_area = max(cv2.contourArea(cv2.convexHull(np.concatenate(contours))), 1.0)
-    perim = sum(cv2.arcLength(k, True) for k in contours)
-    big = max(cv2.contourArea(k) for k in contours) / area
-    hu = cv2.HuMoments(m)[:4, 0]
-    hu = -np.sign(hu) * np.log10(np.abs(hu) + 1e-12) / 10
-    out += [math.hypot(cx, cy) / PATCH, math.sqrt(l1 + l2) / PATCH, l2 / l1, min(len(contours), 6) / 6, big,
-            min(area / hull_area, 1.0), perim * perim / (area * 4 * math.pi) / 10]
-    return out + [float(h) for h in hu]
-
-
-def _canonical(maps: np.ndarray) -> np.ndarray:
-    """Small colour maps turned so the symbol's long axis lies along x and its heavy end points right:
-    the one quarter turn the crop leaves open is taken out before the pixels reach the network."""
-    sym = np.ascontiguousarray(maps[..., 0] + maps[..., 1])
-    m = cv2.moments(sym)
-    if m["mu02"] > m["mu20"]:
-        maps = np.rot90(maps)
-        m = cv2.moments(np.ascontiguousarray(np.rot90(sym)))
-    if m["mu30"] < 0:
-        maps = maps[::-1, ::-1]
-    small = cv2.resize(np.ascontiguousarray(maps), (MAP, MAP), interpolation=cv2.INTER_AREA)
-    return small.transpose(2, 0, 1).ravel().astype(np.float32)
-
-
-def _gradients(v: np.ndarray) -> list[float]:
-    gx = cv2.Sobel(v, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(v, cv2.CV_32F, 0, 1, ksize=3)
-    mag = np.sqrt(gx * gx + gy * gy) * INNER
-    ang = (np.arctan2(gy, gx) % math.pi) / math.pi * 8
-    hist = np.bincount(np.minimum(ang.astype(int), 7).ravel(), mag.ravel(), 8)
-    total = hist.sum() + 1e-6
-    hist = np.roll(hist, -int(hist.argmax())) / total  # strongest direction first: turning is forgotten
-    rings = _rings(mag)[:4]
-    return list(hist) + list(rings / (rings.sum() + 1e-6)) + [float(total / INNER.sum())]
-
-
-def features(patch: np.ndarray, tray: np.ndarray, blob_shape: tuple[float, float, float]) -> np.ndarray:
-    """The feature vector of one die crop; blob_shape is (fill, aspect, area / side^2) of its dark mask."""
+def face_map(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
+    """The symbol map of a PATCH x PATCH crop, as a unit vector of DIM numbers."""
     p = patch.astype(np.float32) / tray.reshape(1, 1, 3)
-    b, g, r = p[..., 0], p[..., 1], p[..., 2]
-    v = p.max(axis=2)
-    lo = p.min(axis=2)
-    body = float(np.partition(v[~INNER], v[~INNER].size // 2)[v[~INNER].size // 2])  # the die's own black, lifted by glare or blur
-    bright = v > max(0.42, body + 0.2)
-    yellow = bright & (np.minimum(r, g) - b > 0.18) & (np.abs(r - g) < 0.35)
-    green = bright & (g - np.maximum(r, b) > 0.08)
-    white = bright & (lo > 0.55) & ~yellow & ~green
-    symbol = (yellow | green) & INNER
-    colour = [float(_rings(yellow)[4]), float(_rings(green)[4]), float(_rings(white)[4]), body]
-    if symbol.any():
-        sel = p[symbol]
-        hue = math.atan2(float((sel[:, 1] - sel[:, 2]).mean()), float((sel[:, 1] + sel[:, 2] - 2 * sel[:, 0]).mean()) / 2)
-        colour += [hue, float(sel.max(1).mean()), float((sel[:, 1] - sel[:, 2]).mean())]
-    else:
-        colour += [0.0, 0.0, 0.0]
-    vs = v / max(float(v.max()), 1e-3)
-    maps = _canonical(np.stack([np.clip(np.minimum(r, g) - b, 0, 1.5), np.clip(g - np.maximum(r, b), 0, 1),
-                                np.clip(lo - body, 0, 1.5)], axis=2) * INNER[..., None])
-    grad = _gradients(vs)
-    shape = _shape(symbol) + [float(v) for v in _rings(bright)]
-    feat = np.array(colour + shape + grad + list(blob_shape), np.float32)
-    return np.concatenate([feat, maps])
+    m = int(round(PATCH * MARGIN))
+    p = p[m:PATCH - m, m:PATCH - m]
+    body = np.median(p[CENTRE], axis=0)  # the symbol covers less than half of the face's middle
+    a = p - body
+    ink = np.minimum(np.sqrt((a * a).sum(axis=2)) / INK_SCALE, 1.0) * FACE_W
+    chroma = a - a.mean(axis=2, keepdims=True)
+    chroma *= (ink * COLOUR_WEIGHT / (np.sqrt((chroma * chroma).sum(axis=2)) + 0.05))[..., None]
+    maps = np.concatenate([ink[..., None], chroma], axis=2)
+    d = cv2.resize(maps, (G, G), interpolation=cv2.INTER_AREA).ravel()
+    return (d / max(float(np.linalg.norm(d)), 0.05)).astype(np.float32)
+
+
+def dihedral(x: np.ndarray) -> np.ndarray:
+    """The 8 quarter turns and mirrors of maps (n, DIM) -> (n, 8, DIM): a die's symbol may point
+    along any edge, and a die seen from above is only known up to these."""
+    g = x.reshape(-1, G, G, CHANNELS)
+    out = []
+    for k in range(4):
+        r = np.rot90(g, k, axes=(1, 2))
+        out += [r, r[:, ::-1]]
+    return np.stack(out, axis=1).reshape(len(x), 8, DIM)
+
+
+def die_patch(frame: np.ndarray, x: float, y: float, side: float, angle: float, tray: np.ndarray) -> np.ndarray:
+    return crop(frame, x, y, side, angle, CROP)
 
 
 def die_features(frame: np.ndarray, blob, side: float, tray: np.ndarray) -> np.ndarray:
-    p = crop(frame, blob.x, blob.y, side, blob.angle)
-    return features(p, tray, (blob.fill, blob.aspect, blob.area / (side * side)))
+    return face_map(die_patch(frame, blob.x, blob.y, side, blob.angle, tray), tray)

@@ -1,13 +1,22 @@
-"""The face classifier and its file: a small two-layer network in NumPy, saved as a versioned .npz.
+"""The face classifier and its file: labelled symbol maps ("prototypes") and a nearest-neighbour rule.
+
+A die is read as the face of the nearest prototypes, compared in all eight
+quarter turns and mirrors. Its confidence comes from how near it is: each face
+gets exp(-d^2 / 2 scale^2), and "unknown" gets the same for `radius`, so a die
+far from everything the model was taught reads `unknown`, and a die halfway
+between two faces gets about 0.5. Scale and radius are measured by cross-
+validation when the model is made (see calibrate.py and train.py), which is
+what makes a confidence of 0.9 mean something.
 
 A model also carries what calibration learned about the table: the die's side
-in pixels and the empty tray's brightness. The shipped default knows neither
-and measures the die size from each frame instead.
+in pixels, the empty tray's brightness and a quality report. The shipped
+default knows neither and measures the die size from each frame instead.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,8 +26,13 @@ import numpy as np
 from companion.commands import DICE_FACES
 from companion.errors import ConfigError
 
-FORMAT_VERSION = 1
+from .features import DIM, dihedral
+from .net import KEYS as NET_KEYS
+from .net import net_proba
+
+FORMAT_VERSION = 2
 CLASSES = DICE_FACES + ("unknown",)
+UNKNOWN = CLASSES.index("unknown")
 DEFAULT_PATH = Path(__file__).with_name("models") / "default.npz"
 
 
@@ -28,80 +42,74 @@ class ModelError(ConfigError):
 
 @dataclass
 class Model:
-    mean: np.ndarray
-    std: np.ndarray
-    w1: np.ndarray
-    b1: np.ndarray
-    w2: np.ndarray
-    b2: np.ndarray
+    protos: np.ndarray  # (n, DIM) symbol maps
+    labels: np.ndarray  # (n,) index into CLASSES; "unknown" prototypes are things that are not a face
+    scale: float = 0.12
+    radius: float = 0.5
     kind: str = "default"
     side: float = 0.0  # die side in pixels; 0 = measure it in each frame
     background: np.ndarray | None = None  # empty tray brightness (small), from calibration
-    threshold: float = 0.5  # below this confidence (no majority) a face is reported as unknown
-    train_x: np.ndarray | None = field(default=None, repr=False)  # synthetic examples calibration mixes in
-    train_y: np.ndarray | None = field(default=None, repr=False)
+    threshold: float = 0.5  # below this confidence a face is reported as unknown
+    report: dict | None = field(default=None)  # calibration quality report (see calibrate.quality)
+    net: dict | None = field(default=None, repr=False)  # ZomBee network (net.py): tells faces apart
 
-    def predict_proba(self, x: np.ndarray) -> np.ndarray:
-        z = np.tanh(((x - self.mean) / self.std) @ self.w1 + self.b1)
-        logits = z @ self.w2 + self.b2
+    @property
+    def needs_symbols(self) -> bool:
+        """True when predict_proba also wants symbol.symbol_features of each die."""
+        return self.net is not None
+
+    def distances(self, x: np.ndarray) -> np.ndarray:
+        """(n, len(CLASSES)) distance from each map to the nearest prototype of each class (inf: none)."""
+        q = dihedral(np.asarray(x, np.float32)).reshape(-1, DIM)
+        p = self.protos.astype(np.float32)
+        d2 = (q * q).sum(1)[:, None] + (p * p).sum(1)[None] - 2 * q @ p.T
+        d2 = d2.reshape(len(x), 8, len(p)).min(axis=1)
+        out = np.full((len(x), len(CLASSES)), np.inf, np.float32)
+        for c in np.unique(self.labels):
+            out[:, c] = d2[:, self.labels == c].min(axis=1)
+        return np.sqrt(np.maximum(out, 0))
+
+    def proba(self, d: np.ndarray) -> np.ndarray:
+        """Class probabilities from class distances (see the module doc)."""
+        d = np.minimum(d, self.radius * 4)
+        d[:, UNKNOWN] = np.minimum(d[:, UNKNOWN], self.radius)
+        logits = -(d * d) / (2 * self.scale * self.scale)
         logits -= logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
         return e / e.sum(axis=1, keepdims=True)
 
+    def predict_proba(self, x: np.ndarray, extra: np.ndarray | None = None) -> np.ndarray:
+        """Class probabilities of symbol maps x. With a network, the prototypes only say how likely
+        the die is one of the faces at all (near enough to something taught), the network which one."""
+        p = self.proba(self.distances(x))
+        if self.net is None:
+            return p
+        if extra is None:
+            raise ValueError("this model also needs the symbol statistics of each die (symbol.symbol_features)")
+        return gated(p, net_proba(self.net, x, extra))
 
-def fit(x: np.ndarray, y: np.ndarray, *, seed: int = 0, hidden: int = 48, epochs: int = 700,
-        sample_weight: np.ndarray | None = None, **extra) -> Model:
-    """Train the network with full-batch Adam from a seeded start: the same data gives the same model."""
-    rng = np.random.default_rng(seed)
-    x = x.astype(np.float64)
-    mean, std = x.mean(0), x.std(0) + 1e-6
-    xs = ((x - mean) / std).astype(np.float32)  # float32 halves the time; plenty for a small network
-    n, d = xs.shape
-    k = len(CLASSES)
-    onehot = np.eye(k, dtype=np.float32)[y]
-    sw = np.ones(n) if sample_weight is None else sample_weight.astype(np.float64)
-    # each class weighs the same in total, so a rare class (cocked dice) is not ignored
-    for c in range(k):
-        sel = y == c
-        if sel.any():
-            sw[sel] *= n / (k * sw[sel].sum())
-    sw = (sw / sw.sum())[:, None].astype(np.float32)
-    params = [rng.normal(0, 1 / np.sqrt(d), (d, hidden)), np.zeros(hidden),
-              rng.normal(0, 1 / np.sqrt(hidden), (hidden, k)), np.zeros(k)]
-    params = [p.astype(np.float32) for p in params]
-    m1 = [np.zeros_like(p) for p in params]
-    m2 = [np.zeros_like(p) for p in params]
-    lr, l2 = 0.01, 1e-4
-    for t in range(1, epochs + 1):
-        w1, b1, w2, b2 = params
-        z = np.tanh(xs @ w1 + b1)
-        logits = z @ w2 + b2
-        logits -= logits.max(1, keepdims=True)
-        p = np.exp(logits)
-        p /= p.sum(1, keepdims=True)
-        g = (p - onehot) * sw
-        gw2 = z.T @ g + l2 * w2
-        gz = (g @ w2.T) * (1 - z * z)
-        grads = [xs.T @ gz + l2 * w1, gz.sum(0), gw2, g.sum(0)]
-        for i, gr in enumerate(grads):
-            m1[i] = 0.9 * m1[i] + 0.1 * gr
-            m2[i] = 0.999 * m2[i] + 0.001 * gr * gr
-            params[i] = params[i] - lr * (m1[i] / (1 - 0.9 ** t)) / (np.sqrt(m2[i] / (1 - 0.999 ** t)) + 1e-8)
-    w1, b1, w2, b2 = (p.astype(np.float32) for p in params)
-    return Model(mean.astype(np.float32), std.astype(np.float32), w1, b1, w2, b2, **extra)
+
+def gated(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The network's answer q, trusted as far as the prototypes' p says the die is a face at all."""
+    known = 1 - p[:, UNKNOWN]
+    out = q * known[:, None]
+    out[:, UNKNOWN] += 1 - known
+    return out
 
 
 def save_model(model: Model, path) -> None:
     arrays = dict(
         format_version=np.array(FORMAT_VERSION), classes=np.array(CLASSES), kind=np.array(model.kind),
-        mean=model.mean, std=model.std, w1=model.w1, b1=model.b1, w2=model.w2, b2=model.b2,
+        protos=model.protos.astype(np.float16), labels=model.labels.astype(np.int8),
+        scale=np.array(model.scale, np.float32), radius=np.array(model.radius, np.float32),
         side=np.array(model.side, np.float32), threshold=np.array(model.threshold, np.float32),
     )
     if model.background is not None:
         arrays["background"] = model.background
-    if model.train_x is not None:
-        arrays["train_x"] = model.train_x.astype(np.float16)
-        arrays["train_y"] = model.train_y.astype(np.int8)
+    if model.report is not None:
+        arrays["report"] = np.array(json.dumps(model.report, sort_keys=True))
+    if model.net is not None:
+        arrays.update({"net_" + k: v for k, v in model.net.items()})
     path = Path(path)
     with open(path, "wb") as fh:  # an open file keeps numpy from appending .npz to the name
         np.savez_compressed(fh, **arrays)
@@ -137,16 +145,23 @@ def _load(path: Path) -> Model:
     if version != FORMAT_VERSION:
         raise ModelError(f"model file {str(path)!r} is format version {version}; this reader needs "
                          f"version {FORMAT_VERSION}: recalibrate or run python -m vision.train")
-    missing = [k for k in ("mean", "std", "w1", "b1", "w2", "b2", "classes") if k not in data]
+    missing = [k for k in ("protos", "labels", "scale", "radius", "classes") if k not in data]
     if missing:
         raise ModelError(f"model file {str(path)!r} lacks {', '.join(missing)}: damaged")
     if tuple(str(c) for c in data["classes"]) != CLASSES:
         raise ModelError(f"model file {str(path)!r} knows classes {list(data['classes'])}, expected {list(CLASSES)}")
-    w1 = data["w1"]
-    if w1.shape[0] != data["mean"].shape[0] or w1.shape[1] != data["w2"].shape[0]:
-        raise ModelError(f"model file {str(path)!r} has mismatched layer shapes: damaged")
-    model = Model(data["mean"], data["std"], w1, data["b1"], data["w2"], data["b2"],
-                  kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),
-                  background=data.get("background"), threshold=float(data.get("threshold", 0.5)),
-                  train_x=data.get("train_x"), train_y=data.get("train_y"))
-    return model
+    protos, labels = data["protos"].astype(np.float32), data["labels"].astype(int)
+    if protos.ndim != 2 or protos.shape[1] != DIM or len(labels) != len(protos) or not len(labels) \
+            or labels.min() < 0 or labels.max() >= len(CLASSES):
+        raise ModelError(f"model file {str(path)!r} has prototypes of the wrong shape: damaged or another reader's")
+    report = json.loads(str(data["report"])) if "report" in data else None
+    net = None
+    if "net_w1" in data:
+        net = {k: data.get("net_" + k) for k in NET_KEYS}
+        if any(v is None for v in net.values()) or net["w1"].shape[0] != net["mean"].shape[0] \
+                or net["w1"].shape[1] != net["w2"].shape[0] or net["w2"].shape[1] != len(CLASSES):
+            raise ModelError(f"model file {str(path)!r} has a damaged network")
+    return Model(protos, labels, scale=float(data["scale"]), radius=float(data["radius"]),
+                 kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),
+                 background=data.get("background"), threshold=float(data.get("threshold", 0.5)), report=report,
+                 net=net)

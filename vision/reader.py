@@ -13,6 +13,7 @@ from companion.errors import ImageError
 from .detect import Detection, detect
 from .features import die_features
 from .model import CLASSES, Model, load_model
+from .symbol import symbol_features
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class Reading:
     dice: list[Die] = field(default_factory=list)
     hand: bool = False
     timestamp: float | None = None
+    check: str | None = None  # e.g. "the tray shows 4 dice where 5 were thrown": the table should look
 
     @property
     def faces(self) -> list[str]:
@@ -43,6 +45,8 @@ class Reading:
             out["hand"] = True
         if self.timestamp is not None:
             out["timestamp"] = self.timestamp
+        if self.check is not None:
+            out["check"] = self.check
         return out
 
 
@@ -79,20 +83,26 @@ class DiceReader:
     def __init__(self, model: Model | str | Path | None = None):
         self.model = model if isinstance(model, Model) else load_model(model)
 
-    def detect(self, frame: np.ndarray) -> Detection:
+    def detect(self, frame: np.ndarray, expected=None) -> Detection:
         side = self.model.side or None
-        return detect(frame, side=side, background=self.model.background)
+        return detect(frame, side=side, background=self.model.background, expected=expected)
 
-    def read(self, frame: np.ndarray, timestamp: float | None = None) -> Reading:
+    def read(self, frame: np.ndarray, timestamp: float | None = None, expected=None) -> Reading:
+        """expected: how many dice were thrown (an int, or a collection of acceptable counts), when the
+        game knows. It only chooses between plausible ways to cut touching dice apart; when no way gives
+        that many, the Reading's `check` says so. It never adds a face: an unreadable die is `unknown`."""
         frame = check_frame(frame)
-        det = self.detect(frame)
-        return Reading(self.classify(frame, det), det.hand, timestamp)
+        det = self.detect(frame, expected)
+        return Reading(self.classify(frame, det), det.hand, timestamp, det.check)
 
     def classify(self, frame: np.ndarray, det: Detection) -> list[Die]:
         if not det.dice:
             return []
         x = np.stack([die_features(frame, b, det.side, det.tray) for b in det.dice])
-        proba = self.model.predict_proba(x)
+        extra = None
+        if self.model.needs_symbols:
+            extra = np.stack([symbol_features(frame, b, det.side, det.tray) for b in det.dice])
+        proba = self.model.predict_proba(x, extra)
         dice = []
         for b, p in zip(det.dice, proba):
             k = int(p.argmax())

@@ -10,12 +10,18 @@ glare, shadow strength, blur, noise, JPEG).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 
 from companion.commands import DICE_FACES
+
+from .art import DEFAULT_ART, HELDOUT_ART, Art, face_alpha, gloss, random_art, resize_symbol, side_rng
+from .art import bee as draw_bee
+from .art import honey as draw_honey
+from .art import texture as surface
+from .art import zzz as draw_zzz
 
 WIDTH, HEIGHT = 640, 480
 COCKED = "cocked"  # label of a die that does not lie flat: not a readable face
@@ -55,6 +61,7 @@ class Conditions:
     glare: float = 0.4
     shadow: tuple[float, float] = (0.25, 0.55)
     touching: float = 0.5
+    clusters: float = 0.0  # of touching groups: a 2x2 block, an L, corner to corner, not a straight row
 
 
 TRAIN = Conditions()
@@ -77,6 +84,12 @@ class Rig:
     green: tuple[int, int, int]
     blur: float
     conditions: Conditions = field(default=TRAIN)
+    art: Art = field(default=DEFAULT_ART)  # the dice maker's style and the tray's surface
+
+
+def with_art(rig: Rig, art: Art) -> Rig:
+    """The same table with dice of another maker (bench: art the default model never saw)."""
+    return replace(rig, art=art)
 
 
 def random_rig(rng: np.random.Generator, cond: Conditions = TRAIN) -> Rig:
@@ -94,65 +107,32 @@ def random_rig(rng: np.random.Generator, cond: Conditions = TRAIN) -> Rig:
         brightness=u(*cond.brightness), corners=tuple((u(-tilt, tilt), u(-tilt, tilt)) for _ in range(4)),
         yellow=(int(u(10, 60)), int(u(185, 225)), int(u(225, 255))),
         green=(int(u(40, 90)), int(u(165, 205)), int(u(40, 90))),
-        blur=u(*cond.blur), conditions=cond,
+        blur=u(*cond.blur), conditions=cond, art=random_art(rng),
     )
 
 
 # ---------------------------------------------------------------- faces
-def _bee(img, body, wing, s):
-    c = s // 2
-    k = s / 96
-    for sign in (-1, 1):  # wings first: the body covers their roots
-        cv2.ellipse(img, (c + int(sign * 9 * k), c - int(14 * k)), (int(13 * k), int(8 * k)), 35 * sign, 0, 360,
-                    wing, -1, cv2.LINE_AA)
-    mask = np.zeros((s, s), np.uint8)
-    cv2.ellipse(mask, (c + int(3 * k), c + int(6 * k)), (int(24 * k), int(15 * k)), 0, 0, 360, 255, -1)
-    cv2.circle(mask, (c - int(25 * k), c + int(6 * k)), int(8 * k), 255, -1)  # head
-    stripes = np.zeros((s, s), np.uint8)
-    for dx in (-6, 4, 14):  # the dark stripes are what tell a bee from a honey drop
-        x = c + int(dx * k)
-        cv2.line(stripes, (x, 0), (x, s), 255, max(2, int(4 * k)))
-    img[(mask > 0) & (stripes == 0)] = body
-    img[(mask > 0) & (stripes > 0)] = (28, 28, 28)
-
-
-def draw_face(face: str, yellow=(35, 205, 240), green=(65, 185, 65), px: int = FACE_PX) -> np.ndarray:
-    """One die face, black with its symbol, as a px*px BGR image (symbol upright)."""
-    img = np.full((px, px, 3), 30, np.uint8)
-    c = px // 2
+def draw_face(face: str, yellow=(35, 205, 240), green=(65, 185, 65), px: int = FACE_PX,
+              art: Art = DEFAULT_ART) -> np.ndarray:
+    """One die face, in the art's body colour with its symbol, as a px*px BGR image (symbol upright)."""
+    img = np.full((px, px, 3), art.body, np.uint8)
     if face == "bee":
-        _bee(img, yellow, (235, 232, 225), px)
+        draw_bee(img, yellow, (235, 232, 225), px, art.bee)
     elif face == "zombee":
-        _bee(img, green, (170, 200, 170), px)
+        draw_bee(img, green, (170, 200, 170), px, art.bee)
     elif face == "honey":
-        r = 18 * px // 96
-        cy = c + 9 * px // 96
-        cv2.circle(img, (c, cy), r, yellow, -1, cv2.LINE_AA)
-        pts = np.array([(c, c - 30 * px // 96), (c - r + 1, cy - 4), (c + r - 1, cy - 4)], np.int32)
-        cv2.fillConvexPoly(img, pts, yellow, cv2.LINE_AA)
+        draw_honey(img, yellow, px, art.honey)
     elif face == "zzz":
-        scale = px / 96 * 1.1
-        thick = max(2, 5 * px // 96)
-        (tw, th), _ = cv2.getTextSize("Zzz", cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
-        cv2.putText(img, "Zzz", (c - tw // 2, c + th // 2), cv2.FONT_HERSHEY_SIMPLEX, scale, yellow, thick, cv2.LINE_AA)
+        draw_zzz(img, yellow, px, art.zzz)
     else:
         raise ValueError(f"unknown face {face!r}; faces are {', '.join(DICE_FACES)}")
+    img = resize_symbol(img, art.body, art.scale)
     # a lighter bevel round the edge, as on real moulded dice
-    cv2.rectangle(img, (1, 1), (px - 2, px - 2), (58, 58, 60), 3)
+    cv2.rectangle(img, (1, 1), (px - 2, px - 2), (art.bevel, art.bevel, art.bevel + 2), 3)
     return img
 
 
-def _face_alpha(px: int = FACE_PX) -> np.ndarray:
-    a = np.zeros((px, px), np.uint8)
-    r = px // 8  # rounded corners
-    cv2.rectangle(a, (r, 0), (px - 1 - r, px - 1), 255, -1)
-    cv2.rectangle(a, (0, r), (px - 1, px - 1 - r), 255, -1)
-    for x, y in ((r, r), (px - 1 - r, r), (r, px - 1 - r), (px - 1 - r, px - 1 - r)):
-        cv2.circle(a, (x, y), r, 255, -1, cv2.LINE_AA)
-    return a
-
-
-_ALPHA = _face_alpha()
+_ALPHA = face_alpha(FACE_PX)
 
 
 def _composite(canvas: np.ndarray, src: np.ndarray, alpha: np.ndarray, hom: np.ndarray, motion=None) -> None:
@@ -207,10 +187,13 @@ def paste_die(canvas, face, x, y, size, angle, rig, rng, motion=None, shadow=0.4
     """Draw one flat die (with its shadow) centred at x, y."""
     if shadow > 0 and motion is None:
         _shadow(canvas, x, y, size, angle, rig, shadow)
-    img = draw_face(face, rig.yellow, rig.green)
+    img = draw_face(face, rig.yellow, rig.green, art=rig.art)
     quarter = int(rng.integers(0, 4))  # the symbol may point along any edge
     img = np.ascontiguousarray(np.rot90(img, quarter))
-    _composite(canvas, img, _ALPHA, _die_hom(x, y, size, angle), motion)
+    look = side_rng(rng)
+    if look.random() < rig.art.gloss:
+        img = gloss(img, look)
+    _composite(canvas, img, face_alpha(FACE_PX, rig.art.corner), _die_hom(x, y, size, angle), motion)
 
 
 def paste_cocked(canvas, x, y, size, angle, rig, rng, shadow=0.4):
@@ -231,7 +214,7 @@ def paste_cocked(canvas, x, y, size, angle, rig, rng, shadow=0.4):
         _shadow(canvas, x + vx * side / 2, y + vy * side / 2, size, angle, rig, shadow, scale=1.15)
     src = np.float32([[0, 0], [FACE_PX, 0], [FACE_PX, FACE_PX], [0, FACE_PX]])
     for quad, face, shade in ((sidequad, faces[1], 0.7), (top, faces[0], 1.0)):
-        img = (draw_face(str(face), rig.yellow, rig.green).astype(np.float32) * shade).astype(np.uint8)
+        img = (draw_face(str(face), rig.yellow, rig.green, art=rig.art).astype(np.float32) * shade).astype(np.uint8)
         img = np.ascontiguousarray(np.rot90(img, int(rng.integers(0, 4))))
         hom = cv2.getPerspectiveTransform(src, np.float32(quad)).astype(np.float64)
         _composite(canvas, img, _ALPHA, hom)
@@ -272,6 +255,7 @@ def _tray(rig: Rig, rng) -> np.ndarray:
     img[:] = rig.tray
     texture = cv2.resize(rng.normal(0, 3, (HEIGHT // 16, WIDTH // 16)).astype(np.float32), (WIDTH, HEIGHT))
     img += texture[..., None]
+    img += surface(rig.art.tray, (HEIGHT, WIDTH), side_rng(rng))
     r = rig.rim_width
     if r:
         img[:r], img[-r:], img[:, :r], img[:, -r:] = rig.rim, rig.rim, rig.rim, rig.rim
@@ -279,8 +263,27 @@ def _tray(rig: Rig, rng) -> np.ndarray:
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
-def place_dice(rng, count: int, size: float, margin: float, touching: float):
-    """Centres and angles for count dice, not overlapping; some in edge-to-edge rows."""
+# touching dice as (along, across) steps of one die in the dice's own frame
+SHAPES = {
+    "row": [(0, 0), (1, 0), (2, 0), (3, 0)],
+    "block": [(0, 0), (1, 0), (0, 1), (1, 1)],  # 2x2
+    "L": [(0, 0), (1, 0), (0, 1)],
+    "corner": [(0, 0), (1, 1)],  # touching corner to corner, a diagonal
+    "offset": [(0, 0), (1, 0.5)],  # side by side, half a die along
+}
+
+
+def cluster_spots(shape: str, x: float, y: float, size: float, angle: float, n: int | None = None,
+                  step: float = 1.01) -> list[tuple[float, float, float]]:
+    """Centres and angles of dice touching in one of SHAPES, the first at x, y."""
+    ux, uy = math.cos(angle), math.sin(angle)
+    return [(x + (a * ux - b * uy) * size * step, y + (a * uy + b * ux) * size * step, angle)
+            for a, b in SHAPES[shape][:n]]
+
+
+def place_dice(rng, count: int, size: float, margin: float, touching: float, clusters: float = 0.0):
+    """Centres and angles for count dice, not overlapping; some in edge-to-edge rows, and (clusters)
+    some in blocks, Ls and corner to corner."""
     placed: list[tuple[float, float, float]] = []
     tries = 0
     while len(placed) < count and tries < 400:
@@ -294,6 +297,9 @@ def place_dice(rng, count: int, size: float, margin: float, touching: float):
         x0 = float(rng.uniform(margin, WIDTH - margin - (n - 1) * step * abs(ux)))
         y0 = float(rng.uniform(margin, HEIGHT - margin - (n - 1) * step * abs(uy)))
         group = [(x0 + i * step * ux, y0 + i * step * uy, angle) for i in range(n)]
+        if n >= 2 and clusters > 0 and rng.random() < clusters:
+            shape = str(rng.choice([k for k, v in SHAPES.items() if k != "row" and len(v) <= count - len(placed)]))
+            group = cluster_spots(shape, x0, y0, size, angle, step=step / size)
         if any(not (margin <= gx <= WIDTH - margin and margin <= gy <= HEIGHT - margin) for gx, gy, _ in group):
             continue
         if all(math.hypot(gx - px, gy - py) >= size * 1.6 for gx, gy, _ in group for px, py, _ in placed):
@@ -357,7 +363,8 @@ def render_scene(rng: np.random.Generator, rig: Rig | None = None, faces=None, c
         n = int(rng.integers(1, 8)) if count is None else count
         faces = [str(f) for f in rng.choice(DICE_FACES, n)]
     size = rig.die_size * float(rng.uniform(0.97, 1.03))
-    spots = place_dice(rng, len(faces) + cocked, size, rig.rim_width + size * 1.2, rig.conditions.touching)
+    spots = place_dice(rng, len(faces) + cocked, size, rig.rim_width + size * 1.2, rig.conditions.touching,
+                       rig.conditions.clusters)
     order = list(faces) + [COCKED] * cocked
     order = [order[i] for i in rng.permutation(len(order))][:len(spots)]
     placed = [(face, x, y, a) for face, (x, y, a) in zip(order, spots)]

@@ -47,8 +47,9 @@ class Settler:
         changed = cv2.absdiff(grey, self._prev) > self.pixel_change
         return bool(changed.mean() > self.moving_fraction)
 
-    def feed(self, timestamp: float, frame: np.ndarray) -> Reading | None:
-        """Take one frame; returns a Reading exactly once per settled roll, else None."""
+    def feed(self, timestamp: float, frame: np.ndarray, expected=None) -> Reading | None:
+        """Take one frame; returns a Reading exactly once per settled roll, else None. expected: how
+        many dice were thrown, when the game knows (see DiceReader.read)."""
         frame = check_frame(frame)
         grey, small = self._grey(frame)
         _, tray = tray_level(frame, small)
@@ -67,7 +68,7 @@ class Settler:
         if not self._armed:
             return None
         self._armed = False
-        reading = self.reader.read(frame, timestamp)
+        reading = self.reader.read(frame, timestamp, expected)
         if reading.hand:
             self._armed = True
             return None

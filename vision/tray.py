@@ -13,6 +13,7 @@ not guessed at: the tracker asks the table to check the dice instead.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -212,13 +213,28 @@ class TrayWatcher:
                 self._read_now.clear()
                 self._stop.wait(IDLE_S)  # the Zoo's dice are not asked for: the camera idles
                 continue
-            reading = self.settler.feed(stamp, frame)
+            expected = self._thrown(state)
+            reading = self.settler.feed(stamp, frame, expected)
             self._report_settling(self.settler.state == "moving")
             if self._read_now.is_set() and reading is None and not self.settler.hand:
-                reading = self.settler.reader.read(frame, stamp)
+                reading = self.settler.reader.read(frame, stamp, expected)
             self._read_now.clear()
             if reading is not None:
                 self.handle(reading)
+
+    def _thrown(self, state: dict):
+        """How many dice the next settled tray should hold, as a hint for cutting touching dice apart:
+        all of them on a first roll; on a reroll the dice seen picked up, else at most those of the
+        last roll. None when no roll is due."""
+        if state.get("phase") != "roll":
+            return None
+        if not state.get("rolls"):
+            return DICE
+        rolled = state.get("last_roll") or []
+        chosen = self.tracker.selection
+        if chosen and not Counter(chosen) - Counter(rolled):
+            return len(chosen)
+        return range(1, len(rolled) + 1) if rolled else None
 
     def _report_settling(self, moving: bool) -> None:
         # The panel's status LED blinks while dice are still rolling; only changes are sent.

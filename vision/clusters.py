@@ -1,0 +1,264 @@
+"""Dark regions on the tray, and how many dice each one holds.
+
+A region is one connected patch of the die mask: usually one die, sometimes
+dice lying edge to edge (a row, a 2x2 block, an L), sometimes a sliver of a
+glossy die whose face a highlight cut in two. Everything is measured in units
+of the die's side, so the rules hold for any camera distance. Where a region
+could be one die or two (a die leaning on another shows more than one face),
+the number of dice thrown, when known, decides; it never adds a die that no
+region could hold.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import product
+
+import cv2
+import numpy as np
+
+DEFAULT_SIDE = 32.0  # pixels, a 16 mm die seen from about 35 cm on a 640 px frame
+MIN_SIDE, MAX_SIDE = 14.0, 90.0
+MAX_GROUP = 9  # more dice than this in one dark region: a rim or a shadowed corner, not dice
+SLIVER = 0.75  # of a die's area: a region this small may be part of a die cut by a highlight
+DARK_SHARE = 0.55  # of a region short of a die that is dark face: a light die's shaded half or pips have less
+PLAUSIBLE = 0.75  # how far (in dice) a count may stray from a region's own estimate to meet the hint
+
+
+@dataclass(frozen=True)
+class Blob:
+    x: float
+    y: float
+    side: float  # estimated side in pixels
+    angle: float  # radians, modulo 90 degrees
+    area: float  # pixels of this die's own mask
+    fill: float  # area / minimal rectangle area: ~0.9 flat, lower when cocked
+    aspect: float  # long / short side of the minimal rectangle
+    group: int  # how many dice its original region held
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        h = self.side / 2 * 1.1
+        return int(self.x - h), int(self.y - h), int(2 * h), int(2 * h)
+
+
+@dataclass
+class Region:
+    contours: list  # outer outlines (more than one once slivers are joined)
+    area: float  # pixels inside the outlines, holes filled
+    x: float  # centre of the minimal rectangle round the hull
+    y: float
+    short: float
+    long: float
+    angle: float
+    fill: float  # area / that rectangle's area
+    dark: float  # share of the region that is the dark face itself, not only lighter edge
+    inner: np.ndarray | None = None  # hull of the dark face (symbol gaps closed), without the rim
+
+
+def rect_stats(points: np.ndarray, area: float):
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(points.astype(np.float32))
+    short, long_ = max(min(rw, rh), 1.0), max(rw, rh, 1.0)
+    return cx, cy, short, long_, math.radians(ang) % (math.pi / 2), min(area / (short * long_), 1.0)
+
+
+def solid(contours) -> tuple[np.ndarray, int, int]:
+    """The filled outlines as a small mask, with its offset in the frame."""
+    x, y, w, h = cv2.boundingRect(np.concatenate(contours))
+    mask = np.zeros((h, w), np.uint8)
+    cv2.drawContours(mask, [c - (x, y) for c in contours], -1, 255, -1)
+    return mask, x, y
+
+
+def _shape(outer: np.ndarray, inner: np.ndarray | None, area: float):
+    """Centre, sides, angle and fill of a region from its outline and the hull of its dark face.
+
+    A die's lighter rounded rim lies on every side of its face; a lamp's shadow on one side only.
+    So the face is widened by the rim seen on both of two opposite sides, never by the shadow."""
+    if inner is None or len(inner) < 3:
+        return rect_stats(outer, area)
+    (cx, cy), (w, h), deg = cv2.minAreaRect(inner.astype(np.float32))
+    a = math.radians(deg)
+    d = outer.astype(np.float64) - (cx, cy)
+    pu, pv = d @ (math.cos(a), math.sin(a)), d @ (-math.sin(a), math.cos(a))
+    w += 2 * max(0.0, min(-w / 2 - pu.min(), pu.max() - w / 2))
+    h += 2 * max(0.0, min(-h / 2 - pv.min(), pv.max() - h / 2))
+    short, long_ = max(min(w, h), 1.0), max(w, h, 1.0)
+    return cx, cy, short, long_, a % (math.pi / 2), min(area / (short * long_), 1.0)
+
+
+def region(contours, core: np.ndarray, face: np.ndarray) -> Region:
+    mask, x, y = solid(contours)
+    h, w = mask.shape
+    area = float(cv2.countNonZero(mask))
+    dark = cv2.countNonZero(cv2.bitwise_and(mask, core[y:y + h, x:x + w])) / max(area, 1.0)
+    pts = cv2.findNonZero(cv2.bitwise_and(mask, face[y:y + h, x:x + w]))
+    inner = None if pts is None else cv2.convexHull(pts).reshape(-1, 2) + (x, y)
+    outer = cv2.convexHull(np.concatenate(contours)).reshape(-1, 2)
+    return Region(list(contours), area, *_shape(outer, inner, area), dark, inner)
+
+
+def find_regions(die: np.ndarray, core: np.ndarray, face: np.ndarray) -> list[Region]:
+    """The connected patches of the die mask; core: the dark face pixels, face: the faces with the
+    gaps their symbols cut closed (the die mask before its lighter rim was added)."""
+    contours, _ = cv2.findContours(die, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    floor = (MIN_SIDE * 0.5) ** 2
+    return [region([c], core, face) for c in contours if cv2.contourArea(c) >= floor]
+
+
+def measure_side(regions: list[Region]) -> float:
+    """The die's side from the frame itself: the short side of square-cornered regions (a lone die,
+    or a row of touching dice, which is still one die wide; a cocked die is longer, not wider)."""
+    shorts = [(g.short + g.long) / 2 if g.long < 1.12 * g.short else g.short for g in regions
+              if g.dark >= DARK_SHARE and MIN_SIDE <= g.short <= MAX_SIDE
+              and (g.fill > 0.86 or (g.fill > 0.7 and g.long < 1.12 * g.short))]  # a symbol may notch a face
+    if not shorts:
+        # a die leaning on a row makes the row wider and less square-cornered
+        shorts = [g.short / 1.5 for g in regions if g.fill > 0.75 and MIN_SIDE <= g.short / 1.5 <= MAX_SIDE]
+    if not shorts:
+        return DEFAULT_SIDE
+    # a 2x2 block is square-cornered too, at twice the size: the size most regions agree on wins,
+    # the smaller on a tie
+    sizes = np.sort(np.array(shorts))
+    agree = [np.flatnonzero((sizes >= 0.8 * c) & (sizes <= 1.25 * c)) for c in sizes]
+    best = max(range(len(sizes)), key=lambda i: (len(agree[i]), -i))
+    return float(np.median(sizes[agree[best]]))
+
+
+def merge_slivers(regions: list[Region], side: float) -> list[Region]:
+    """Join pieces of one die cut apart by a highlight: small regions that together fit in one die."""
+    unit = side * side
+    regions = list(regions)
+    while True:
+        small = [i for i, g in enumerate(regions) if g.area < SLIVER * unit]
+        pairs = sorted((math.hypot(regions[i].x - regions[j].x, regions[i].y - regions[j].y), i, j)
+                       for a, i in enumerate(small) for j in small[a + 1:])
+        joined = None
+        for dist, i, j in pairs:
+            if dist > side:
+                break
+            pts = np.concatenate(regions[i].contours + regions[j].contours).reshape(-1, 2)
+            _, _, short, long_, _, _ = rect_stats(cv2.convexHull(pts).reshape(-1, 2), 1.0)
+            if long_ <= 1.2 * side:
+                joined = _join(regions[i], regions[j])
+                regions = [g for k, g in enumerate(regions) if k not in (i, j)] + [joined]
+                break
+        if joined is None:
+            return regions
+
+
+def _join(a: Region, b: Region) -> Region:
+    contours = a.contours + b.contours
+    outer = cv2.convexHull(np.concatenate(contours)).reshape(-1, 2)
+    faces = [f for f in (a.inner, b.inner) if f is not None]
+    inner = cv2.convexHull(np.concatenate(faces)).reshape(-1, 2) if faces else None
+    area = a.area + b.area
+    return Region(contours, area, *_shape(outer, inner, area), (a.dark * a.area + b.dark * b.area) / area, inner)
+
+
+def estimate(g: Region, side: float) -> float | None:
+    """How many dice the region holds, as a real number; None when it is no die at all."""
+    unit = side * side
+    if g.area < 0.4 * unit or g.short < 0.45 * side or g.dark < DARK_SHARE - (0.1 if g.area > 0.8 * unit else 0):
+        return None  # specks, pips or the shaded half of a light die, a thin rim edge, a wall's dark line
+    if 1.3 * side < g.short < 1.8 * side and g.fill > 0.75:
+        # wider than a die, narrower than two: a die leaning on the others in a row shows its side
+        # across the row, so the row's length still counts the dice (the leaning one a bit longer)
+        return g.long / side - 0.3
+    if g.fill > 0.8 and g.short > 0.7 * side and g.short < 1.3 * side:
+        # a straight row of touching dice: its length counts them, whatever the light did to the area
+        return g.long / side - 0.15
+    return g.area / unit - 0.1
+
+
+SHAPE_WEIGHT = 0.5  # how much the cut pieces looking like dice counts against the area's own estimate
+
+
+def _misfit(blobs: list[Blob], side: float) -> float:
+    """How far the pieces are from die-sized squares (0 for perfect dice)."""
+    out = 0.0
+    for b in blobs:
+        short = math.sqrt(b.area / max(b.fill * b.aspect, 1e-3))
+        out += abs(short / side - 1) + abs(short * b.aspect / side - 1)
+    return out / max(len(blobs), 1)
+
+
+def plans(g: Region, side: float) -> dict[int, tuple[float, list[Blob]]]:
+    """The plausible ways to read the region: dice count -> (cost, dice). Empty when it is no die."""
+    x = estimate(g, side)
+    if x is None:
+        return {}
+    best = max(1, int(round(x)))
+    if best > MAX_GROUP:
+        return {}
+    counts = [n for n in (best - 1, best, best + 1) if n >= 1 and (n == best or abs(x - n) < PLAUSIBLE)]
+    if len(counts) == 1:
+        return {best: (0.0, split(g, best, side))}
+    out = {}
+    for n in counts:
+        blobs = split(g, n, side)
+        out[n] = (abs(x - n) + SHAPE_WEIGHT * _misfit(blobs, side), blobs)
+    return out
+
+
+def choose(regions: list[Region], side: float, expected=None) -> tuple[list[Blob], str | None]:
+    """The dice of all regions, and a sentence when they cannot be the number thrown."""
+    options = [p for p in (plans(g, side) for g in regions) if p]
+    picks = [min(p, key=lambda n: p[n][0]) for p in options]
+    check = None
+    if expected is not None:
+        wanted = {int(expected)} if isinstance(expected, (int, np.integer)) else {int(e) for e in expected}
+        if sum(picks) not in wanted:
+            ambiguous = [i for i, p in enumerate(options) if len(p) > 1][:8]
+            best = None
+            # few regions are ever ambiguous at once; trying every combination of theirs is cheap
+            for combo in product(*[sorted(options[i]) for i in ambiguous]):
+                trial = list(picks)
+                for i, n in zip(ambiguous, combo):
+                    trial[i] = n
+                cost = sum(options[i][n][0] for i, n in enumerate(trial))
+                if sum(trial) in wanted and (best is None or cost < best[0]):
+                    best = (cost, trial)
+            if best is not None:
+                picks = best[1]
+            else:
+                seen, thrown = sum(picks), " or ".join(str(n) for n in sorted(wanted))
+                check = (f"the tray shows {seen} {'die' if seen == 1 else 'dice'} where {thrown} "
+                         f"{'was' if wanted == {1} else 'were'} thrown")
+    return [b for p, n in zip(options, picks) for b in p[n][1]], check
+
+
+def _seeded_kmeans(pts: np.ndarray, k: int) -> np.ndarray:
+    """Deterministic k-means of pixel coordinates, seeded at points far apart (a 2x2 block's
+    corners, an L's ends and elbow), so every die gets its own seed whatever the arrangement."""
+    centre = pts.mean(0)
+    seeds = [pts[((pts - centre) ** 2).sum(1).argmax()]]
+    d = ((pts - seeds[0]) ** 2).sum(1)
+    while len(seeds) < k:
+        seeds.append(pts[d.argmax()])
+        d = np.minimum(d, ((pts - seeds[-1]) ** 2).sum(1))
+    first = ((pts[:, None, :] - np.array(seeds)[None]) ** 2).sum(2).argmin(1).astype(np.int32).reshape(-1, 1)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 15, 0.05)
+    _, labels, _ = cv2.kmeans(pts.astype(np.float32), k, first, criteria, 1, cv2.KMEANS_USE_INITIAL_LABELS)
+    return labels.ravel()
+
+
+def split(g: Region, n: int, side: float) -> list[Blob]:
+    """The region cut into n dice (none when n is 0)."""
+    if n <= 0:
+        return []
+    if n == 1:
+        return [Blob(g.x, g.y, side, g.angle, g.area, g.fill, g.long / g.short, 1)]
+    mask, x0, y0 = solid(g.contours)
+    ys, xs = np.nonzero(mask[::2, ::2])  # every other pixel is plenty to place the cuts
+    pts = np.stack([xs, ys], 1).astype(np.float64) * 2
+    labels = _seeded_kmeans(pts, n)
+    out = []
+    for i in range(n):
+        part = pts[labels == i]
+        if len(part) < 5:
+            continue
+        cx, cy, short, long_, ang, fill = rect_stats(part, len(part) * 4.0)
+        out.append(Blob(cx + x0, cy + y0, side, ang, len(part) * 4.0, fill, long_ / short, n))
+    return out

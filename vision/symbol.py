@@ -1,0 +1,120 @@
+"""Statistics of a ZomBee symbol for the shipped default model: a short vector blind to turning.
+
+The default model knows ZomBee's art (a yellow or green symbol on a dark die)
+without calibration; these numbers say what a rendered-tray network needs for
+that: how much yellow, green and white, the symbol's rings, spread, pieces,
+moments and edge directions, and small colour maps turned to the symbol's long
+axis. The crop is cut square to the die's own edges, so the only turn left is
+a quarter turn of the symbol; every feature below is made blind to that.
+Colours are divided by the tray's colour first: the tray is the white card
+that cancels the lamp's tint. A calibrated model does not use them (see
+features.py: maps of any symbol, in any colour).
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from .features import crop
+
+PATCH = 32
+MAP = 8  # side of the colour maps handed to the network as pixels
+_yy, _xx = np.mgrid[0:PATCH, 0:PATCH].astype(np.float32) - (PATCH - 1) / 2
+_R = np.sqrt(_xx ** 2 + _yy ** 2) / (PATCH / 2)
+INNER = _R < 0.78  # the face inside its bevel
+RINGS = [(_R >= a) & (_R < b) for a, b in ((0, 0.25), (0.25, 0.45), (0.45, 0.62), (0.62, 0.78))]
+
+
+# ring and face averages as one matrix product: far cheaper than many masked means
+_RING_W = np.stack([r.ravel() / r.sum() for r in RINGS] + [INNER.ravel() / INNER.sum()]).astype(np.float32)
+
+
+def _rings(mask: np.ndarray) -> np.ndarray:
+    """Covered fraction of each ring, then of the whole face."""
+    return _RING_W @ mask.ravel().astype(np.float32)
+
+
+def _shape(mask: np.ndarray) -> list[float]:
+    """Area, ring profile, spread, elongation, pieces, solidity, outline length and Hu moments of the symbol."""
+    rings = _rings(mask)
+    out = [float(rings[4])] + [float(v) for v in rings[:4]]
+    m8 = mask.astype(np.uint8)
+    m = cv2.moments(m8, True)
+    area = m["m00"]
+    if area < 4:
+        return out + [0.0] * 11
+    cx, cy = m["m10"] / area - (PATCH - 1) / 2, m["m01"] / area - (PATCH - 1) / 2
+    a, c, b = m["mu20"] / area, m["mu02"] / area, m["mu11"] / area
+    root = math.sqrt(max((a - c) ** 2 + 4 * b * b, 0.0))
+    l1, l2 = (a + c + root) / 2, max((a + c - root) / 2, 1e-3)
+    contours, _ = cv2.findContours(m8, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull_area = max(cv2.contourArea(cv2.convexHull(np.concatenate(contours))), 1.0)
+    perim = sum(cv2.arcLength(k, True) for k in contours)
+    big = max(cv2.contourArea(k) for k in contours) / area
+    hu = cv2.HuMoments(m)[:4, 0]
+    hu = -np.sign(hu) * np.log10(np.abs(hu) + 1e-12) / 10
+    out += [math.hypot(cx, cy) / PATCH, math.sqrt(l1 + l2) / PATCH, l2 / l1, min(len(contours), 6) / 6, big,
+            min(area / hull_area, 1.0), perim * perim / (area * 4 * math.pi) / 10]
+    return out + [float(h) for h in hu]
+
+
+def _canonical(maps: np.ndarray) -> np.ndarray:
+    """Small colour maps turned so the symbol's long axis lies along x and its heavy end points right:
+    the one quarter turn the crop leaves open is taken out before the pixels reach the network."""
+    sym = np.ascontiguousarray(maps[..., 0] + maps[..., 1])
+    m = cv2.moments(sym)
+    if m["mu02"] > m["mu20"]:
+        maps = np.rot90(maps)
+        m = cv2.moments(np.ascontiguousarray(np.rot90(sym)))
+    if m["mu30"] < 0:
+        maps = maps[::-1, ::-1]
+    small = cv2.resize(np.ascontiguousarray(maps), (MAP, MAP), interpolation=cv2.INTER_AREA)
+    return small.transpose(2, 0, 1).ravel().astype(np.float32)
+
+
+def _gradients(v: np.ndarray) -> list[float]:
+    gx = cv2.Sobel(v, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(v, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.sqrt(gx * gx + gy * gy) * INNER
+    ang = (np.arctan2(gy, gx) % math.pi) / math.pi * 8
+    hist = np.bincount(np.minimum(ang.astype(int), 7).ravel(), mag.ravel(), 8)
+    total = hist.sum() + 1e-6
+    hist = np.roll(hist, -int(hist.argmax())) / total  # strongest direction first: turning is forgotten
+    rings = _rings(mag)[:4]
+    return list(hist) + list(rings / (rings.sum() + 1e-6)) + [float(total / INNER.sum())]
+
+
+def features(patch: np.ndarray, tray: np.ndarray, blob_shape: tuple[float, float, float]) -> np.ndarray:
+    """The feature vector of one die crop; blob_shape is (fill, aspect, area / side^2) of its dark mask."""
+    p = patch.astype(np.float32) / tray.reshape(1, 1, 3)
+    b, g, r = p[..., 0], p[..., 1], p[..., 2]
+    v = p.max(axis=2)
+    lo = p.min(axis=2)
+    body = float(np.partition(v[~INNER], v[~INNER].size // 2)[v[~INNER].size // 2])  # the die's own black, lifted by glare or blur
+    bright = v > max(0.42, body + 0.2)
+    yellow = bright & (np.minimum(r, g) - b > 0.18) & (np.abs(r - g) < 0.35)
+    green = bright & (g - np.maximum(r, b) > 0.08)
+    white = bright & (lo > 0.55) & ~yellow & ~green
+    symbol = (yellow | green) & INNER
+    colour = [float(_rings(yellow)[4]), float(_rings(green)[4]), float(_rings(white)[4]), body]
+    if symbol.any():
+        sel = p[symbol]
+        hue = math.atan2(float((sel[:, 1] - sel[:, 2]).mean()), float((sel[:, 1] + sel[:, 2] - 2 * sel[:, 0]).mean()) / 2)
+        colour += [hue, float(sel.max(1).mean()), float((sel[:, 1] - sel[:, 2]).mean())]
+    else:
+        colour += [0.0, 0.0, 0.0]
+    vs = v / max(float(v.max()), 1e-3)
+    maps = _canonical(np.stack([np.clip(np.minimum(r, g) - b, 0, 1.5), np.clip(g - np.maximum(r, b), 0, 1),
+                                np.clip(lo - body, 0, 1.5)], axis=2) * INNER[..., None])
+    grad = _gradients(vs)
+    shape = _shape(symbol) + [float(v) for v in _rings(bright)]
+    feat = np.array(colour + shape + grad + list(blob_shape), np.float32)
+    return np.concatenate([feat, maps])
+
+
+def symbol_features(frame: np.ndarray, blob, side: float, tray: np.ndarray) -> np.ndarray:
+    p = crop(frame, blob.x, blob.y, side, blob.angle, 1.05, PATCH)
+    return features(p, tray, (blob.fill, blob.aspect, blob.area / (side * side)))
