@@ -52,3 +52,10 @@ def demo_camera() -> Any:
     from vision.synthetic import SyntheticCamera
 
     return SyntheticCamera(rig=random_rig(np.random.default_rng(DEMO_TABLE)), realtime=True, fps=DEMO_FPS)
+
+
+def lay_tray(camera: Any, latest: Any, faces, timeout: float = 3.0) -> None:
+    """POST /api/demo/tray: these dice at rest in the synthetic tray, answered once the camera's
+    thread has read a frame showing them (so a capture right after sees them)."""
+    camera.set_tray(faces)  # ValueError naming a face that is not a die face
+    latest.wait_for(lambda shot: camera.settled_at is not None and shot.stamp >= camera.settled_at, timeout)

@@ -24,6 +24,8 @@ Config keys (all optional except TABLE):
   MAX_BODY     largest request body in bytes (default 16 KiB); larger gets 413
   STATUS       callable returning a dict shown as "status" in /api/info (demo, restarted, camera)
   COACH, DICE  the ZomBee coach's mode (off/tip/full, default tip) and the faces of the five dice
+  CAMERA_VIEW, TEACHER, DEMO_TRAY  the camera view, the dice teacher and (demo) the synthetic tray:
+               web.camera
   STATS_WARM_UP  digest the log's games for /stats in a background thread at start (default False)
 """
 
@@ -88,7 +90,7 @@ def defaults() -> dict[str, Any]:
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    from . import api, errors, hosts, insight, pages, stream
+    from . import api, camera, errors, hosts, insight, pages, stream
 
     app = Flask(__name__)
     app.config.update(defaults())
@@ -122,6 +124,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(insight.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
+    app.register_blueprint(camera.bp)
     errors.install(app)
     hosts.install(app)
     if cfg.get("STATS_WARM_UP"):
