@@ -70,6 +70,8 @@ def test_teach_the_dice_from_a_phone(site, browser):
         lay(page, ["bee", "honey", "zzz"])
         expect(page.locator("#cam-img")).to_be_visible()
         expect(page.locator("#cam-problems li.fine")).to_have_text("The picture looks fine: 3 dice seen.")
+        before = page.get_attribute("#cam-img", "src")
+        page.wait_for_function("s => document.getElementById('cam-img').src !== s", arg=before)  # a newer picture
         expect(page.locator("#cam-model")).to_contain_text("the shipped model")
         shot(page, "camera-view.png")
 

@@ -147,7 +147,8 @@
       list.append(li);
     }
     const info = w.steps.find((st) => st.step === step);
-    $("cam-step-text").textContent = w.kind === "corrections" ? "Learning from the corrected dice." : info.text;
+    $("cam-step-text").textContent = w.kind === "corrections" ? "Learning from the corrected dice."
+      : built ? "The model is built: use it, or discard it and keep the one in use." : info.text;
     $("cam-capture").dataset.step = step;
     $("cam-capture").hidden = built || w.building || w.kind === "corrections";
     $("cam-capture").textContent = `Capture (${NAMES[step]})`;
@@ -167,6 +168,7 @@
       lastBox.className = "cam-last" + (w.error ? " bad" : "");
     }
     $("cam-report").hidden = !built;
+    $("cam-use").hidden = !built;
     if (built) renderReport(w.report);
   }
 
