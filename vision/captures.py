@@ -32,7 +32,7 @@ from .model import Model, load_model, save_model
 
 STEPS = DICE_FACES + ("empty",)  # the wizard's order: each face, then the empty tray
 DEFAULT = "default"  # the model shipped in the package
-CROP_MARGIN = 0.5  # of a die's box kept around it in a correction's crop: its shadow and the tray
+CROP_MARGIN = 0.12  # of a die's box kept around it in a correction's crop: its rounded edge, not a neighbour
 
 
 def match_corrections(read: list[str], corrected: list[str]) -> list[str] | None:
@@ -55,6 +55,16 @@ def match_corrections(read: list[str], corrected: list[str]) -> list[str] | None
         return None
     (face,) = left
     return [face if f in wrong_faces else f for f in read]
+
+
+def _grown(box, w: int, h: int) -> tuple[int, int, int, int]:
+    x, y, bw, bh = box
+    m = int(max(bw, bh) * CROP_MARGIN)
+    return max(x - m, 0), max(y - m, 0), min(x + bw + m, w), min(y + bh + m, h)
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 class DiceStore:
@@ -168,13 +178,16 @@ class DiceStore:
         ident = f"{int(clock() * 1000):d}"
         h, w = frame.shape[:2]
         entries = []
+        boxes = [_grown(d.box, w, h) for d in dice]
         for k, (die, face) in enumerate(zip(dice, faces)):
-            x, y, bw, bh = die.box
-            m = int(max(bw, bh) * CROP_MARGIN)
-            x0, y0, x1, y1 = max(x - m, 0), max(y - m, 0), min(x + bw + m, w), min(y + bh + m, h)
+            x0, y0, x1, y1 = boxes[k]
+            if any(_overlap(boxes[k], other) for j, other in enumerate(boxes) if j != k):
+                continue  # a die touching another: its crop would teach part of the neighbour too
             name = f"{ident}-{k}.png"
             cv2.imwrite(str(self.corrections / name), frame[y0:y1, x0:x1])
             entries.append({"face": face, "file": name, "at": [x0, y0]})
+        if not entries:
+            return 0
         (self.corrections / f"{ident}.json").write_text(json.dumps({"size": [w, h], "dice": entries}))
         return len(entries)
 
