@@ -151,3 +151,11 @@ def test_learning_from_corrections_adds_them_and_clears_them_once_used(rig):
     rig.teacher.use()
     assert rig.store.pending_dice() == 0 and rig.store.index()["current"] == 2
     assert len(list(rig.store.photos_dir(2).glob("*/corrected-*.png"))) == 4
+
+
+def test_corrected_dice_can_be_forgotten(rig):
+    rig.show(["bee"])
+    reading = rig.reader.read(rig.latest.get().frame)
+    rig.store.keep_correction(rig.latest.get().frame, reading.dice, ["honey"])
+    assert rig.teacher.status()["corrections"] == 1
+    assert rig.teacher.forget()["corrections"] == 0 and not list(rig.store.corrections.iterdir())

@@ -232,6 +232,14 @@ class Teacher:
             self._teaching(False)
             return self.status()
 
+    def forget(self) -> dict:
+        """Drop the corrected dice waiting (one wrongly entered roll must not block learning for good)."""
+        with self._lock:
+            if (self.store.meta() or {}).get("kind") == "corrections":
+                raise TeachError("the corrected dice are being learned: use or discard that model first")
+            self.store.drop_corrections([ident for ident, _ in self.store.pending()])
+            return self.status()
+
     def learn(self, wait_s: float = 120.0) -> dict:
         """Recalibrate from the photos of the model in use plus the corrected dice waiting."""
         with self._lock:

@@ -3,7 +3,7 @@
     GET  /api/camera.jpg[?overlay=1]   the newest frame (503 JSON when there is no camera)
     GET  /api/camera                    what is wrong with the picture, in words, and the dice seen
     GET  /api/calibration               the model in use, the previous one, corrected dice waiting, a wizard
-    POST /api/calibration/start|capture|finish|use|revert|cancel|learn
+    POST /api/calibration/start|capture|finish|use|revert|cancel|learn|forget
     POST /api/demo/tray                 demo mode: {"faces": [...]} lays those dice at rest in the tray
 
 Config: CAMERA_VIEW (vision.view.CameraView), TEACHER (vision.teach.Teacher), DEMO_TRAY (callable
@@ -85,6 +85,7 @@ def calibration_action(action: str):
             raise BadRequest('a capture needs {"face": "bee"|"honey"|"zzz"|"zombee"|"empty"}')
         return jsonify(_teach(teacher.capture, raw["face"]))
     actions = {"start": teacher.start, "use": teacher.use, "revert": teacher.revert, "cancel": teacher.cancel,
+               "forget": teacher.forget,
                "finish": lambda: teacher.finish(FINISH_WAIT_S), "learn": lambda: teacher.learn(FINISH_WAIT_S)}
     if action not in actions:
         raise NotFound(f"no calibration action {quote(action)}; actions are capture, {', '.join(actions)}")

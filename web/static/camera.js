@@ -130,6 +130,7 @@
       ? `${n} corrected ${n === 1 ? "die waits" : "dice wait"} to be learned (from rolls a phone corrected).`
       : "";
     $("cam-learn").hidden = !n || !!s.wizard;
+    $("cam-forget").hidden = !n || !!s.wizard;
     $("cam-badge").hidden = !n && !s.wizard;
     $("cam-badge").textContent = s.wizard ? "teaching under way" : n ? `${n} corrected` : "";
     const w = s.wizard;
@@ -221,6 +222,9 @@
       const done = act("learn", undefined, "Learning from the corrected dice…");
       setTimeout(refresh, 300);
       await done;
+    });
+    $("cam-forget").addEventListener("click", async () => {
+      if (await act("forget")) say("The corrected dice were forgotten.", "ok");
     });
     start();
   }
