@@ -7,6 +7,7 @@ Screenshots go to test-output/ (camera-view.png, camera-refused.png, camera-repo
 from __future__ import annotations
 
 import argparse
+import re
 import pytest
 from test_web_browser import ARGS, CHROMIUM, PHONE, PIN, browser, pytestmark, shot  # noqa: F401
 
@@ -30,6 +31,20 @@ def site(tmp_path_factory):
     yield parts
     server.stop()
     shutdown(parts)
+
+
+def spaced_dice():
+    """A frame of the demo's table with four dice lying apart (dice touching others are not kept)."""
+    from table_companion.demo import demo_camera
+    from vision.reader import DiceReader
+
+    camera = demo_camera()
+    camera.realtime = False
+    camera.placed = [("bee", 120, 110, 0.1), ("honey", 320, 120, 0.5), ("bee", 500, 300, 1.0), ("zombee", 200, 350, 0.3)]
+    frame = camera.read()[1]
+    reading = DiceReader().read(frame)
+    assert reading.faces == ["bee", "honey", "bee", "zombee"]
+    return frame, reading
 
 
 def phone(browser, site, pin=PIN):
@@ -128,6 +143,19 @@ def test_teach_the_dice_from_a_phone(site, browser):
         page.click("#cam-revert")
         expect(page.locator("#cam-model")).to_contain_text("the shipped model")
         assert site["watcher"].settler.reader.model.kind != "calibrated"
+        page.click("#cam-revert")  # and forth again: one tap each way
+        expect(page.locator("#cam-model")).to_contain_text("taught on this table")
+
+        # corrected dice wait, the page says so, and learning them builds a new model from them
+        frame, reading = spaced_dice()  # as if the camera had misread them and a phone put them right:
+        site["teacher"].store.keep_correction(frame, reading.dice, ["bee", "honey", "bee", "zombee"])
+        expect(page.locator("#cam-corrections")).to_contain_text("4 corrected dice wait to be learned")
+        page.click("#cam-learn")
+        expect(page.locator("#cam-report")).to_be_visible(timeout=60_000)
+        expect(page.locator("#cam-report-rows tr").first).to_have_text(re.compile(r"Bee\s*\d+%\s*3"))  # 2 + corrected
+        page.click("#cam-use")
+        expect(page.locator("#cam-corrections")).to_be_hidden()
+        assert site["teacher"].status()["model"]["name"] == 2
     finally:
         ctx.close()
         ctx2.close()
