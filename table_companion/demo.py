@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from companion.table import Table
@@ -58,7 +59,11 @@ def demo_camera() -> Any:
 
 
 def lay_tray(camera: Any, latest: Any, faces, timeout: float = 3.0) -> None:
-    """POST /api/demo/tray: these dice at rest in the synthetic tray, answered once the camera's
+    """POST /api/demo/tray: these dice at rest and apart in the synthetic tray, answered once the camera's
     thread has read a frame showing them (so a capture right after sees them)."""
-    camera.set_tray(faces)  # ValueError naming a face that is not a die face
+    for _ in range(50):  # laid apart, as a person lays dice for a calibration photo
+        camera.set_tray(faces)  # ValueError naming a face that is not a die face
+        spots = [(x, y) for _, x, y, _ in camera.placed]
+        if all(math.dist(a, b) > 1.8 * camera.size for i, a in enumerate(spots) for b in spots[:i]):
+            break
     latest.wait_for(lambda shot: camera.settled_at is not None and shot.stamp >= camera.settled_at, timeout)

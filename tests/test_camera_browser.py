@@ -63,6 +63,12 @@ def phone(browser, site, pin=PIN):
     return context, page, errors
 
 
+def fresh_picture(page):
+    """Wait for a picture fetched after this moment (the words and the picture refresh apart)."""
+    before = page.get_attribute("#cam-img", "src")
+    page.wait_for_function("s => document.getElementById('cam-img').src !== s", arg=before)
+
+
 def lay(page, faces):
     r = page.request.post("/api/demo/tray", data={"faces": faces}, headers={"Authorization": f"Bearer {PIN}"})
     assert r.ok, r.text()
@@ -85,8 +91,7 @@ def test_teach_the_dice_from_a_phone(site, browser):
         lay(page, ["bee", "honey", "zzz"])
         expect(page.locator("#cam-img")).to_be_visible()
         expect(page.locator("#cam-problems li.fine")).to_have_text("The picture looks fine: 3 dice seen.")
-        before = page.get_attribute("#cam-img", "src")
-        page.wait_for_function("s => document.getElementById('cam-img').src !== s", arg=before)  # a newer picture
+        fresh_picture(page)
         expect(page.locator("#cam-model")).to_contain_text("the shipped model")
         shot(page, "camera-view.png")
 
@@ -138,6 +143,8 @@ def test_teach_the_dice_from_a_phone(site, browser):
                           headers={"Authorization": f"Bearer {PIN}"})
         expect(page.locator("#zb-roll .die")).to_have_count(5, timeout=20_000)
         assert table.state()["rolls"] == 1
+        expect(page.locator("#cam-problems li.fine")).to_have_text(re.compile(r"The picture looks fine: [1-5] (die|dice) seen\."))
+        fresh_picture(page)
         shot(page, "camera-used.png")
 
         page.click("#cam-revert")
