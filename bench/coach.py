@@ -82,7 +82,7 @@ def bench_coach(samples: int) -> None:
         cpu.append(time.process_time() - c)
     by_rolls = {r: [x for x, s in zip(times, states) if s["rolls"] == r] for r in (1, 2)}
     print(f"coach: one-off build for the default faces {build * 1000:.0f} ms "
-          f"({len(coach_module.tree((1 / 3, 1 / 6, 1 / 6, 1 / 3)).rows)} option rows)")
+          f"({coach_module.tree((1 / 3, 1 / 6, 1 / 6, 1 / 3)).option_rows} option rows)")
     p99 = statistics.quantiles(times, n=100)[-1]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"coach: {len(states)} states (machine load average {load:.1f}), median {statistics.median(times) * 1000:.2f} ms, 99th percentile "

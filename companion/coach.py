@@ -11,19 +11,20 @@ sampling) under these assumptions, also written out in the README:
   name other than themselves.
 
 Only the rules' own questions (`reroll_choices`, `can_roll_again`, `set_aside`)
-say what may be rolled again. The part that depends only on the faces (which
-choice leads where, with what chance) is built once per `faces` and kept; a
-state then costs a few small matrix products.
+say what may be rolled again. Standard library only: where a choice leads with a
+last roll depends only on the dice it sets aside (stopping is one of the 56
+endings, rolling again one of 70 sets of dice kept), so the chances of those
+126 "roll-outs" are built once per `faces` and kept; a state then costs about a
+thousand products for their values and a pass over the decisions it can reach.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import operator
 from itertools import product
-from typing import Iterable
-
-import numpy as np
+from typing import Iterable, Sequence
 
 from .coaching import DEFAULT_DICE, face_chances
 from .commands import DICE_FACES
@@ -34,6 +35,8 @@ TIE = 1e-12  # values closer than this are a tie: the earlier option (stopping f
 
 Counts = tuple[int, int, int, int]  # how many bee, honey, zzz, zombee
 Chances = tuple[float, ...]  # the chance of bee, honey, zzz, zombee on one die
+Figures = tuple[float, float, float]  # p_three_honey, own_flips, others_flips
+Decision = tuple[Counts, Counts]  # (set aside, latest roll)
 
 
 def counts(faces: Iterable[str]) -> Counts:
@@ -52,7 +55,10 @@ def multisets(size: int) -> list[Counts]:
 FINAL = multisets(DICE)  # the 56 ways five dice can end a turn
 FINAL_INDEX = {c: i for i, c in enumerate(FINAL)}
 # Per final class: three or more honey, ZomBee faces (own flips), bee faces (others' flips).
-FIGURES = np.array([[c[1] >= HONEY_FOR_A_DROP, c[3], c[0]] for c in FINAL], dtype=float)
+FIGURES: tuple[Figures, ...] = tuple((float(c[1] >= HONEY_FOR_A_DROP), float(c[3]), float(c[0])) for c in FINAL)
+# A roll-out: stopping with final class i (index i), or keeping ASIDE[j] and rolling the rest (56 + j).
+ASIDE = [a for size in range(DICE) for a in multisets(size)]
+ASIDE_INDEX = {a: len(FINAL) + j for j, a in enumerate(ASIDE)}
 
 
 def roll_chances(size: int, p: Chances) -> list[tuple[Counts, float]]:
@@ -76,93 +82,77 @@ def options(kept: Counts, last: Counts) -> list[list[str]]:
     return [[]] + reroll_choices(faces_of(kept), faces_of(last))
 
 
-class Tree:
-    """Where each choice leads for one set of face chances; independent of the game's state.
+@functools.lru_cache(maxsize=2048)
+def roll_outs(kept: Counts, last: Counts) -> tuple[int, ...]:
+    """The roll-out of each option of a decision, in the order of `options`."""
+    return tuple(ASIDE_INDEX[counts(set_aside(faces_of(kept), faces_of(last), tuple(reroll)))] if reroll
+                 else FINAL_INDEX[add(kept, last)] for reroll in options(kept, last))
 
-    A "last decision" is (set aside, latest roll) before roll 3: each option's row
-    is the chance of every final class. An earlier decision's option leads, with
-    some chance, to a last decision (then its best option) or straight to a final class.
+
+@functools.lru_cache(maxsize=1)
+def last_decisions() -> dict[Decision, tuple[int, ...]]:
+    """Every decision with one roll left (any dice set aside, any latest roll), with its options' roll-outs.
+
+    Independent of the faces and of the game's state: built once (about 0.1 s).
+    """
+    return {(kept, last): roll_outs(kept, last)
+            for kept_size in range(DICE) for kept in multisets(kept_size) for last in multisets(DICE - kept_size)
+            if can_roll_again(faces_of(kept), faces_of(last))}
+
+
+class Tree:
+    """Where each roll-out leads for one set of face chances; independent of the game's state.
+
+    For roll-out r, each outcome of its roll: `finals[r]` its final class, `then[r]` the decision
+    it leaves when the dice may still be rolled again (else None), `chances[r]` its chance.
+    `figures[r]` is what r scores (chance of three honey, own and others' flips) as the last roll.
     """
 
     def __init__(self, p: Chances):
         self.p = p
-        self._rolls = {k: roll_chances(k, p) for k in range(DICE + 1)}
-        rows, starts, self.last_index = [], [], {}
-        for kept_size in range(DICE):
-            for kept in multisets(kept_size):
-                for last in multisets(DICE - kept_size):
-                    if not can_roll_again(faces_of(kept), faces_of(last)):
-                        continue
-                    self.last_index[(kept, last)] = len(starts)
-                    starts.append(len(rows))
-                    rows += [self._row(kept, last, r) for r in self.options(kept, last)]
-        self.rows = np.array(rows)  # every option of every last decision x final class
-        self.row_figures = self.rows @ FIGURES  # these do not depend on the game's state
-        self.starts = np.array(starts)
-        self.state_of_row = np.repeat(np.arange(len(starts)), np.diff(np.append(self.starts, len(rows))))
-        self._early: dict[tuple[Counts, Counts], np.ndarray] = {}
-        nothing = (0, 0, 0, 0)
-        for first in multisets(DICE):  # every first roll: built now, so no state waits for it later
-            if can_roll_again([], faces_of(first)):
-                self.early(nothing, first)
+        decisions = last_decisions()
+        self.option_rows = sum(map(len, decisions.values()))  # options of all decisions with one roll left
+        rolls = {k: roll_chances(k, p) for k in range(1, DICE + 1)}
+        self.finals: list[tuple[int, ...]] = [(i,) for i in range(len(FINAL))]
+        self.then: list[tuple[Decision | None, ...]] = [(None,)] * len(FINAL)
+        self.chances: list[tuple[float, ...]] = [(1.0,)] * len(FINAL)
+        for aside in ASIDE:
+            outcomes = rolls[DICE - sum(aside)]
+            self.finals.append(tuple(FINAL_INDEX[add(aside, c)] for c, _ in outcomes))
+            self.then.append(tuple((aside, c) if (aside, c) in decisions else None for c, _ in outcomes))
+            self.chances.append(tuple(chance for _, chance in outcomes))
+        self.figures: list[Figures] = [tuple(self.value(r, column) for column in zip(*FIGURES))  # type: ignore[misc]
+                                       for r in range(len(self.finals))]
 
-    def options(self, kept: Counts, last: Counts) -> list[list[str]]:
-        return options(kept, last)
+    def value(self, r: int, worth: Sequence[float]) -> float:
+        """The expectation of `worth` (one number per final class) over roll-out r's outcomes."""
+        return sum(map(operator.mul, self.chances[r], map(worth.__getitem__, self.finals[r])))
 
-    def aside(self, kept: Counts, last: Counts, reroll: list[str]) -> Counts:
-        return counts(set_aside(faces_of(kept), faces_of(last), tuple(reroll)))
-
-    def _row(self, kept: Counts, last: Counts, reroll: list[str]) -> np.ndarray:
-        """Chance of each final class when `reroll` is rolled for the last time (or stopping)."""
-        row = np.zeros(len(FINAL))
-        if not reroll:
-            row[FINAL_INDEX[add(kept, last)]] = 1.0
-            return row
-        aside = self.aside(kept, last, reroll)
-        for c, chance in self._rolls[len(reroll)]:
-            row[FINAL_INDEX[add(aside, c)]] += chance
-        return row
-
-    def early(self, kept: Counts, last: Counts) -> np.ndarray:
-        """For a decision with two rolls left: option x (last decisions, then final classes)."""
-        key = (kept, last)
-        if key not in self._early:
-            n = len(self.starts)
-            options = self.options(kept, last)
-            matrix = np.zeros((len(options), n + len(FINAL)))
-            for i, reroll in enumerate(options):
-                if not reroll:
-                    matrix[i, n + FINAL_INDEX[add(kept, last)]] = 1.0
-                    continue
-                aside = self.aside(kept, last, reroll)
-                for c, chance in self._rolls[len(reroll)]:
-                    if can_roll_again(faces_of(aside), faces_of(c)):
-                        matrix[i, self.last_index[(aside, c)]] += chance
-                    else:
-                        matrix[i, n + FINAL_INDEX[add(aside, c)]] += chance
-            self._early[key] = matrix
-        return self._early[key]
-
-    def figures(self, kept: Counts, last: Counts, rolls: int, worth: np.ndarray) -> np.ndarray:
+    def table(self, kept: Counts, last: Counts, rolls: int, worth: list[float]) -> list[tuple[float, ...]]:
         """Option x (value, p_three_honey, own_flips, others_flips) for a decision after roll `rolls`."""
-        # Matrix-vector products only: a matrix-matrix product may start BLAS threads, whose
-        # start-up costs more than the sums themselves on a busy two-core Pi.
-        values = self.rows @ worth
         if rolls == MAX_ROLLS - 1:
-            start = self.starts[self.last_index[(kept, last)]]
-            end = start + len(self.options(kept, last))
-            return np.column_stack([values[start:end], self.row_figures[start:end]])
-        best = self._best_rows(values)
-        early = self.early(kept, last)
-        later = np.column_stack([np.append(values[best], worth), np.vstack([self.row_figures[best], FIGURES])])
-        return np.column_stack([early @ later[:, k] for k in range(later.shape[1])])
+            return [(self.value(r, worth),) + self.figures[r] for r in roll_outs(kept, last)]
+        values = [self.value(r, worth) for r in range(len(self.finals))]
+        decisions = last_decisions()
+        best: dict[Decision, tuple[float, ...]] = {}
+        out = []
+        for r in roll_outs(kept, last):
+            later = []  # per outcome: the figures of the final class, or of the best choice then
+            for i, then in zip(self.finals[r], self.then[r]):
+                if then is None:
+                    later.append((worth[i],) + FIGURES[i])
+                    continue
+                if then not in best:
+                    best[then] = self._best(decisions[then], values)
+                later.append(best[then])
+            out.append(tuple(sum(map(operator.mul, self.chances[r], column)) for column in zip(*later)))
+        return out
 
-    def _best_rows(self, values: np.ndarray) -> np.ndarray:
-        """Per last decision, its first option within TIE of the highest value."""
-        top = np.maximum.reduceat(values, self.starts)
-        good = values >= top[self.state_of_row] - TIE
-        candidates = np.where(good, np.arange(len(values)), len(values))
-        return np.minimum.reduceat(candidates, self.starts)
+    def _best(self, outs: tuple[int, ...], values: list[float]) -> tuple[float, ...]:
+        """The figures of a decision's first option within TIE of its highest value."""
+        top = max(map(values.__getitem__, outs))
+        r = next(r for r in outs if values[r] >= top - TIE)
+        return (values[r],) + self.figures[r]
 
 
 @functools.lru_cache(maxsize=8)
@@ -223,7 +213,7 @@ class _Flips:
         return result
 
 
-def worth(state: dict) -> np.ndarray:
+def worth(state: dict) -> list[float]:
     """`value` of each final class: my expected honey change minus the others' average."""
     me = state["active"]
     cap = VARIANTS[state["variant"]][1]
@@ -231,11 +221,11 @@ def worth(state: dict) -> np.ndarray:
     can_gain = mine["honey"] < cap and state["supply"]["yellow"] > 0
     rivals = [p["name"] for p in state["players"] if not p["eliminated"] and p["name"] != me]
     table = pay_chances(state)
-    out = np.zeros(len(FINAL))
-    for i, c in enumerate(FINAL):
+    out = []
+    for c in FINAL:
         paid = table[(c[3], c[0])]
         gain = 1.0 if can_gain and c[1] >= HONEY_FOR_A_DROP else 0.0
-        out[i] = gain - paid[me] + sum(paid[r] for r in rivals) / len(rivals)
+        out.append(gain - paid[me] + sum(paid[r] for r in rivals) / len(rivals))
     return out
 
 
@@ -256,10 +246,10 @@ def coach(state: dict | None, faces: dict[str, float] | None = None) -> dict | N
     p = tuple(float(chances[f]) for f in DICE_FACES)
     t = tree(p)
     kept, last = counts(state["kept"]), counts(state["last_roll"])
-    table = t.figures(kept, last, state["rolls"], worth(state))
-    values = table[:, 0]
-    best = int(np.flatnonzero(values >= values.max() - TIE)[0])
-    options = [{"reroll": list(reroll), "p_three_honey": float(row[1]), "own_flips": float(row[2]),
-                "others_flips": float(row[3]), "value": float(row[0])}
-               for reroll, row in zip(t.options(kept, last), table)]
-    return {"faces": dict(zip(DICE_FACES, p)), "options": options, "best": best}
+    table = t.table(kept, last, state["rolls"], worth(state))
+    top = max(row[0] for row in table)
+    best = next(i for i, row in enumerate(table) if row[0] >= top - TIE)
+    choices = [{"reroll": list(reroll), "p_three_honey": row[1], "own_flips": row[2],
+                "others_flips": row[3], "value": row[0]}
+               for reroll, row in zip(options(kept, last), table)]
+    return {"faces": dict(zip(DICE_FACES, p)), "options": choices, "best": best}

@@ -80,7 +80,7 @@ class Coaching:
         self.observed = None if chances is None else {f: float(chances[f]) for f in DICE_FACES}
 
     def prepare(self) -> None:
-        """Build the coach's tables for these faces now (a few tenths of a second), not for the first phone."""
+        """Build the coach's tables for these faces now (about 0.1 s the first time), not for the first phone."""
         from .coach import prepare
 
         prepare(self.faces())
@@ -100,7 +100,7 @@ class Coaching:
             with self._lock:
                 if key in self._cache:
                     return self._cache[key]
-        from .coach import coach  # numpy: loaded only when a coach is shown
+        from .coach import coach  # imported here: coach.py imports this module
 
         try:
             result = coach(state, faces)

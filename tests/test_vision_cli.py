@@ -90,3 +90,18 @@ def test_calibrate_prints_the_report_and_keeps_a_better_model_unless_forced(tmp_
     assert out.read_bytes() == before
     assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(out), "--force"]) == 0
     assert out.read_bytes() != before
+
+
+def test_a_model_of_the_first_format_is_named_in_one_line(tmp_path, capsys):
+    from vision.model import DEFAULT_PATH
+
+    old = tmp_path / "last_year.npz"
+    with np.load(DEFAULT_PATH) as z:
+        data = {k: z[k] for k in z.files}
+    data["format_version"] = np.array(1)
+    with open(old, "wb") as fh:
+        np.savez(fh, **data)
+    photo = str(PHOTOS / "read" / "t1_IMG_20191208_112122.jpg")
+    assert run(["vision", "read", photo, "--model", str(old)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "last_year.npz" in err[0] and "version 1" in err[0] and "recalibrate" in err[0]

@@ -34,6 +34,8 @@ IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 AUGMENT = 24  # prototypes made from each calibration die
 GOOD = 0.95  # cross-validated share of a face's dice read right for the face to count as learned
 MIN_PHOTOS = 3
+RADIUS_MARGIN = 1.3  # unknown beyond this many times the distance that holds 90% of left-out dice
+NET_GATE = 1.2  # with the ZomBee network kept, the default's radius (times this) is the least radius
 MIXED_RATIO = 0.5  # a left-out die this much nearer another face than its own is in the wrong folder
 DOUBT_RATIO = 0.75  # ... and this much nearer is named in the report  # fewer photos of a face cannot show how that face varies
 _yy, _xx = np.mgrid[0:PATCH, 0:PATCH].astype(np.float32)
@@ -233,7 +235,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     labels, groups, firsts = np.array(labels), np.array(groups), np.array(firsts)
     d = cross_validate(maps, labels, groups, firsts)
     truth = labels[firsts]
-    scale, radius = fit_confidence(d, truth)
+    scale, radius = fit_confidence(d, truth, margin=RADIUS_MARGIN)
     model = Model(maps, labels, scale=scale, radius=radius, kind="calibrated", side=side, background=background,
                   threshold=base.threshold if base is not None else 0.5)
     doubts = _check_left_out(d, truth, files)
@@ -243,7 +245,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         # the stock ZomBee network never saw these photos: its reading of them is a fair test; keep it
         # when it reads them at least as well as the photos read each other (ZomBee dice, not pips)
         # (and then the prototypes need only reject what neither has seen: the default's wider radius)
-        wide = max(radius, base.radius)
+        wide = max(radius, base.radius * NET_GATE)
         with_net = gated(replace(model, radius=wide).proba(d.copy()), net_proba(base.net, maps[firsts], np.array(symbols)))
         other = quality(with_net, truth, photo_count, model.threshold)
         if other["accuracy"] >= report["accuracy"]:

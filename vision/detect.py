@@ -1,12 +1,13 @@
-"""Finding the dice in a frame: dark square blobs on a light tray.
+"""Finding the dice in a frame: dark dice on a lighter tray.
 
-Dice are black and the tray is light, so a die is where the brightest colour
-channel falls far below the tray's own brightness at that spot. Comparing with
-the local tray level (or with the calibrated empty-tray photo) rather than a
-fixed grey level is what makes uneven light and soft shadows harmless. Dice
-lying edge to edge merge into one blob; such a blob is split into as many dice
-as its area holds, using the die size learned at calibration or measured from
-the frame itself.
+A die is where the brightest colour channel falls far below the tray's own
+brightness at that spot (the calibrated empty tray, or the frame's own local
+tray level), so uneven light is harmless and a red or yellow die is no dark
+die. Three levels: black faces (below 0.34 of the tray), the faces of lighter
+dark dice (smoky, navy, purple: below 0.45), and the lighter rounded rim round
+a face (below 0.62, taken only next to a face, so a shadow is not). Dark
+regions are then counted and cut apart in units of the die's side (see
+clusters.py); the number of dice thrown, when known, settles the ambiguous ones.
 """
 
 from __future__ import annotations
@@ -104,14 +105,17 @@ def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray
     # where a dark patch holds black, only the black counts (its rim is added below); a patch with
     # (almost) no black is a die of a lighter dark colour and counts whole.
     black = cv2.compare(ratio, BLACK_RATIO * 100, cv2.CMP_LT)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
-    held = np.bincount(labels[black > 0], minlength=n) if n > 1 else np.zeros(1, int)
-    lighter = np.flatnonzero(held < 0.3 * stats[:, cv2.CC_STAT_AREA])
     seeds = cv2.bitwise_and(black, core)
-    if len(lighter) and lighter[0] == 0:
-        lighter = lighter[1:]  # the background
-    if len(lighter):
-        seeds = cv2.bitwise_or(seeds, np.isin(labels, lighter).astype(np.uint8) * 255)
+    contours, _ = cv2.findContours(core, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for c in contours:
+        if cv2.contourArea(c) < (0.3 * s) ** 2:
+            continue  # too small to be a die whatever its colour
+        x, y, cw, ch = cv2.boundingRect(c)
+        patch = np.zeros((ch, cw), np.uint8)
+        cv2.drawContours(patch, [c - (x, y)], -1, 255, -1)
+        patch = cv2.bitwise_and(patch, core[y:y + ch, x:x + cw])
+        if cv2.countNonZero(cv2.bitwise_and(patch, black[y:y + ch, x:x + cw])) < 0.3 * cv2.countNonZero(patch):
+            seeds[y:y + ch, x:x + cw] |= patch
     # close the gaps a bright symbol or glare cuts into a face (a "Zzz" can cut a die in two),
     # without bridging dice that merely lie near each other
     k = int(max(5, s * 0.35)) | 1

@@ -230,17 +230,15 @@ class TrayWatcher:
 
     def _thrown(self, state: dict):
         """How many dice the next settled tray should hold, as a hint for cutting touching dice apart:
-        all of them on a first roll; on a reroll the dice seen picked up, else at most those of the
-        last roll. None when no roll is due."""
-        if state.get("phase") != "roll":
+        the engine's legal rolls say it (all dice first, then the sizes of the listed rerolls; the
+        selection seen picks one). None when no roll is due."""
+        rolls = of_kind(state.get("legal"), "roll")
+        if not rolls:
             return None
-        if not state.get("rolls"):
-            return DICE
-        rolled = state.get("last_roll") or []
-        chosen = self.tracker.selection
-        if chosen and not Counter(chosen) - Counter(rolled):
-            return len(chosen)
-        return range(1, len(rolled) + 1) if rolled else None
+        n = self.tracker.dice_expected(state)
+        if n is not None:
+            return n
+        return sorted({len(r["reroll"]) for r in rolls if "reroll" in r}) or None
 
     def _report_settling(self, moving: bool) -> None:
         # The panel's status LED blinks while dice are still rolling; only changes are sent.
