@@ -58,12 +58,18 @@ def demo_camera() -> Any:
     return camera
 
 
-def lay_tray(camera: Any, latest: Any, faces, timeout: float = 3.0) -> None:
-    """POST /api/demo/tray: these dice at rest and apart in the synthetic tray, answered once the camera's
-    thread has read a frame showing them (so a capture right after sees them)."""
-    for _ in range(50):  # laid apart, as a person lays dice for a calibration photo
+def lay_apart(camera: Any, faces) -> None:
+    """These dice at rest in the synthetic tray, none touching another, as a person lays dice for a
+    calibration photo (a die touching another is a reader's problem, not the calibration's)."""
+    for _ in range(50):
         camera.set_tray(faces)  # ValueError naming a face that is not a die face
         spots = [(x, y) for _, x, y, _ in camera.placed]
         if all(math.dist(a, b) > 1.8 * camera.size for i, a in enumerate(spots) for b in spots[:i]):
-            break
+            return
+
+
+def lay_tray(camera: Any, latest: Any, faces, timeout: float = 3.0) -> None:
+    """POST /api/demo/tray: these dice at rest and apart in the synthetic tray, answered once the camera's
+    thread has read a frame showing them (so a capture right after sees them)."""
+    lay_apart(camera, faces)
     latest.wait_for(lambda shot: camera.settled_at is not None and shot.stamp >= camera.settled_at, timeout)

@@ -6,7 +6,7 @@ import pytest
 
 from companion.gamelog import GameLog
 from companion.table import Table
-from table_companion.demo import demo_camera
+from table_companion.demo import demo_camera, lay_apart
 from vision.captures import DiceStore
 from vision.latest import LatestFrame
 from vision.reader import DiceReader
@@ -36,7 +36,7 @@ def rig(table, tmp_path):
     camera_ok = [True]
 
     def lay(faces):
-        camera.set_tray(faces)
+        lay_apart(camera, faces)
         latest.put(*camera.read())
 
     teacher = Teacher(DiceStore(tmp_path / "dice"), latest, lambda: reader, lambda m: None)

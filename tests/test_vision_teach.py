@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from table_companion.demo import demo_camera
+from table_companion.demo import demo_camera, lay_apart
 from vision.calibrate import calibrate
 from vision.captures import DEFAULT, STEPS, DiceStore, match_corrections
 from vision.latest import LatestFrame
@@ -40,7 +40,7 @@ class Rig:
         self.reader = DiceReader(model)
 
     def show(self, faces):
-        self.camera.set_tray(faces)
+        lay_apart(self.camera, faces)
         self.latest.put(*self.camera.read())
 
     def teach(self):

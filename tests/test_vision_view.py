@@ -61,11 +61,13 @@ def test_tray_not_found(tray):
     assert "tray" in codes(table)
 
 
-def test_dice_too_small(tray):
-    far = np.full_like(tray, 0)
-    far[:] = cv2.resize(cv2.resize(tray, (320, 240), interpolation=cv2.INTER_AREA), (640, 480),
-                        interpolation=cv2.INTER_NEAREST)[0, 0]
-    far[120:360, 160:480] = cv2.resize(tray, (320, 240), interpolation=cv2.INTER_AREA)
+@pytest.mark.parametrize("scale", [0.35, 0.5])
+def test_dice_too_small(tray, scale):
+    w, h = int(640 * scale), int(480 * scale)
+    far = cv2.resize(tray, (640, 480))  # the camera twice as far: the tray (with its rim) fills the middle
+    far[:] = tray[3, 3]
+    far[(480 - h) // 2:(480 - h) // 2 + h, (640 - w) // 2:(640 - w) // 2 + w] = cv2.resize(tray, (w, h),
+                                                                                         interpolation=cv2.INTER_AREA)
     assert "small" in codes(far)
 
 

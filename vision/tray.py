@@ -13,7 +13,6 @@ not guessed at: the tracker asks the table to check the dice instead.
 from __future__ import annotations
 
 import threading
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable
 

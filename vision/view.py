@@ -24,7 +24,7 @@ from .latest import LatestFrame, Shot
 from .reader import Reading
 
 DARK_LEVEL = 70  # the tray's brightness (0-255) below which dice cannot be told apart reliably
-GLARE_SHARE = 0.002  # share of the frame burnt to white that means a lamp's reflection
+GLARE_SHARE = 0.005  # share of the frame burnt to white (a die-sized patch at 640x480) that means a lamp's reflection
 SMALL_DIE_PX = 20  # dice narrower than this on the frame are read poorly
 TRAY_SHARE = 0.2  # the light tray should cover at least this share of the picture
 STALE_S = 5.0  # a camera whose newest frame is older than this is offline
@@ -73,6 +73,21 @@ def tray_outline(frame: np.ndarray) -> tuple[np.ndarray | None, float]:
     return outline.astype(np.int32), level
 
 
+def small_dice(frame: np.ndarray, level: float) -> float | None:
+    """The side in pixels of dark, die-shaped spots too small for the reader to take as dice, or None.
+    (The detector leaves such dice out, so they are looked for here.)"""
+    dark = (brightest(frame) < 0.45 * level).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(dark)
+    sides = []
+    for x, y, w, h, area in stats[1:]:
+        # a turned die's box is up to 1.41 times its side; its dark face (less the symbol) about 0.6 of its square
+        side = (area / 0.6) ** 0.5
+        if 6 <= min(w, h) and max(w, h) < 1.45 * SMALL_DIE_PX and max(w, h) <= 1.6 * min(w, h) \
+                and area >= 0.35 * w * h and side < SMALL_DIE_PX:
+            sides.append(side)
+    return float(np.median(sides)) if sides else None
+
+
 def problems_of(frame: np.ndarray, reading: Reading, side: float, edge, level: float) -> list[dict]:
     """What is wrong with the picture, in words, most important first."""
     out = []
@@ -89,7 +104,9 @@ def problems_of(frame: np.ndarray, reading: Reading, side: float, edge, level: f
     if burnt > GLARE_SHARE:
         out.append({"code": "glare", "text": f"Glare: {100 * burnt:.1f}% of the picture is burnt white; move the "
                                              "lamp to one side or tilt it away from the camera."})
-    if reading.dice and side < SMALL_DIE_PX:
+    tiny = None if reading.dice or level < DARK_LEVEL else small_dice(frame, level)
+    if (reading.dice and side < SMALL_DIE_PX) or tiny is not None:
+        side = side if reading.dice else tiny
         out.append({"code": "small", "text": f"Dice too small: {side:.0f} px across; move the camera closer "
                                              f"({SMALL_DIE_PX + 8} px or more reads best)."})
     if reading.hand:
