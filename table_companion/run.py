@@ -115,10 +115,10 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
         status = {"demo": demo, "restarted": restarted, "started": clock()}
         parts["app"] = create_app({
             "TABLE": table, "PIN": pin, "ALLOWED_HOSTS": settings.host_names(),
-            "COACH": settings.coach, "DICE": settings.dice, "STATS_WARM_UP": True,
-            "DEMO_PRESS": panel.press if demo else None, "DEMO_BUTTONS": panel.buttons,
             "CAMERA_VIEW": view, "TEACHER": teacher,
             "DEMO_TRAY": (lambda faces: lay_tray(camera, watcher.latest, faces)) if camera is not None else None,
+            "COACH": settings.coach, "DICE": settings.dice, "STATS_WARM_UP": True,
+            "DEMO_PRESS": panel.press if demo else None, "DEMO_BUTTONS": panel.buttons,
             "STATUS": lambda: {**status, "camera": {True: "ok", False: "lost", None: "starting"}[watcher.camera_ok]},
         })
         watcher.start()
