@@ -116,7 +116,7 @@ def test_teach_the_dice_from_a_phone(site, browser):
             for i in range(n):
                 if step == "empty" and i == 0:  # dice on the empty step: refused too
                     capture(page, "empty", ["zzz"])
-                    expect(page.locator("#cam-last")).to_contain_text("Not kept: 1 die is in the tray")
+                    expect(page.locator("#cam-last")).to_contain_text("Not kept: one die is in the tray")
                 capture(page, step, LAY[step])
                 found = len(LAY[step])
                 expect(page.locator("#cam-last")).to_have_text(
@@ -174,7 +174,9 @@ def test_a_wrong_pin_sees_nothing_and_changes_nothing(site, browser):
 
     ctx, page, errors = phone(browser, site, pin="999999")
     try:
-        expect(page.locator("#cam-offline")).to_have_text("The PIN was not accepted.")
+        expect(page.locator("#cam-locked")).to_have_text(
+            "The PIN was not accepted. Save the right one under Overrides to see the camera.")
+        expect(page.locator("#cam-body")).to_be_hidden()
         before = site["teacher"].status()
         r = page.request.post("/api/calibration/start", headers={"Authorization": "Bearer 999999"})
         assert r.status == 401 and "PIN" in r.json()["error"]

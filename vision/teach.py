@@ -91,7 +91,7 @@ class Teacher:
         accuracy = report.get("accuracy")
         return {"name": which, "text": f"taught on this table ({when})" +
                 (f", {100 * accuracy:.0f}% of its photos read right" if accuracy is not None else ""),
-                "report": report or None}
+                "when": when, "accuracy": accuracy, "report": report or None}
 
     # --- the wizard -------------------------------------------------------------------------------------
 
@@ -128,29 +128,33 @@ class Teacher:
                 raise TeachError("the camera is offline: no picture to capture")
             reading = self.reader().read(shot.frame)
             n = len(reading.dice)
-            reason = self._refusal(step, reading)
-            if reason is None:
+            refusal = self._refusal(step, reading)
+            if refusal is None:
                 self.store.add_capture(step, shot.frame)
             counts = self.store.counts()
-            self._last = {"step": step, "accepted": reason is None, "dice": n, "reason": reason or "",
+            self._last = {"step": step, "accepted": refusal is None, "dice": n, "reason": refusal[0] if refusal else "",
                           "captures": counts[step], "faces": reading.faces}
+            if refusal:  # for the page to say it in the phone's language
+                self._last.update(code=refusal[1], args=refusal[2])
             return dict(self._last)
 
     @staticmethod
-    def _refusal(step: str, reading) -> str | None:
+    def _refusal(step: str, reading) -> tuple[str, str, dict] | None:
+        """(reason, code, args) when the capture cannot teach the step, else None."""
         n = len(reading.dice)
         if reading.hand:
-            return "a hand is over the tray: take it away and capture again"
+            return "a hand is over the tray: take it away and capture again", "hand", {}
         if step == "empty":
             return (f"{n} {'die is' if n == 1 else 'dice are'} in the tray: the empty-tray step needs the tray "
-                    "empty") if n else None
+                    "empty", "not_empty", {"n": n}) if n else None
         if not n:
-            return f"no die found: put the dice in the tray, {step} up"
+            return f"no die found: put the dice in the tray, {step} up", "no_die", {"face": step}
         others = Counter(d.face for d in reading.dice if d.face in DICE_FACES and d.face != step
                          and d.confidence >= SURE)
         if others:
             seen = ", ".join(f"{k} {f}" for f, k in others.most_common())
-            return f"mixed faces: {seen} among them; every die must show {step} up"
+            return (f"mixed faces: {seen} among them; every die must show {step} up", "mixed",
+                    {"face": step, "others": [{"face": f, "n": k} for f, k in others.most_common()]})
         return None
 
     def finish(self, wait_s: float = 120.0) -> dict:

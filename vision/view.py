@@ -43,7 +43,7 @@ class Look:
     reading: Reading
     side: float
     edge: np.ndarray | None  # the tray's outline, frame pixels, or None when no tray was found
-    problems: list[dict] = field(default_factory=list)  # [{"code", "text"}]
+    problems: list[dict] = field(default_factory=list)  # [{"code", "text", "args"?}]: the page words it by code
 
     def to_dict(self) -> dict:
         h, w = self.shot.frame.shape[:2]
@@ -92,7 +92,8 @@ def problems_of(frame: np.ndarray, reading: Reading, side: float, edge, level: f
     """What is wrong with the picture, in words, most important first."""
     out = []
     if level < DARK_LEVEL:
-        out.append({"code": "dark", "text": f"Too dark: put more light on the tray (it is at {level:.0f} of 255)."})
+        out.append({"code": "dark", "text": f"Too dark: put more light on the tray (it is at {level:.0f} of 255).",
+                    "args": {"level": round(level)}})
     elif edge is None:
         out.append({"code": "tray", "text": "Tray not found: aim the camera so the light tray fills the middle "
                                             "of the picture."})
@@ -103,12 +104,14 @@ def problems_of(frame: np.ndarray, reading: Reading, side: float, edge, level: f
     burnt = float(white.mean()) if level >= DARK_LEVEL else 0.0
     if burnt > GLARE_SHARE:
         out.append({"code": "glare", "text": f"Glare: {100 * burnt:.1f}% of the picture is burnt white; move the "
-                                             "lamp to one side or tilt it away from the camera."})
+                                             "lamp to one side or tilt it away from the camera.",
+                    "args": {"share": round(100 * burnt, 1)}})
     tiny = None if reading.dice or level < DARK_LEVEL else small_dice(frame, level)
     if (reading.dice and side < SMALL_DIE_PX) or tiny is not None:
         side = side if reading.dice else tiny
         out.append({"code": "small", "text": f"Dice too small: {side:.0f} px across; move the camera closer "
-                                             f"({SMALL_DIE_PX + 8} px or more reads best)."})
+                                             f"({SMALL_DIE_PX + 8} px or more reads best).",
+                    "args": {"px": round(side), "best": SMALL_DIE_PX + 8}})
     if reading.hand:
         out.append({"code": "hand", "text": "A hand is over the tray."})
     return out

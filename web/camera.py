@@ -20,6 +20,13 @@ from companion.commands import quote
 from .api import json_body, require_pin
 
 bp = Blueprint("camera", __name__)
+
+
+@bp.record_once
+def _words(state) -> None:
+    # The section's template marks its words with _() for the page's catalogue (Flask-Babel installs
+    # the real one); without it they stay English.
+    state.app.jinja_env.globals.setdefault("_", lambda text, **values: text % values if values else text)
 FINISH_WAIT_S = 110.0  # a build still running then is answered {"building": true}; the page polls
 
 
