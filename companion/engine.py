@@ -119,7 +119,7 @@ class Engine:
             raise IllegalCommand("nothing to undo: the game has just been set up, and new_game cannot be taken back (start another game instead)")
         self.game = self._before.pop()
         self.seq += 1
-        return [Event("undo", "The last move was taken back.")]
+        return [Event.said("undo", "The last move was taken back.")]
 
     def state(self) -> dict[str, Any]:
         """The game's public state, and whether undo would be taken (undo is never in `legal`)."""

@@ -143,7 +143,8 @@ class GameLog:
         if not engine.is_over():
             return 0, None
         state = engine.state()
-        summary = {"players": [p["name"] for p in state["players"]], "seq": engine.seq, "phase": state["phase"]}
+        summary = {"players": [p["name"] for p in state["players"]], "seq": engine.seq, "phase": state["phase"],
+                   "winners": state.get("winners") or []}
         return 1, json.dumps(summary, ensure_ascii=False)
 
     def _known(self) -> str:
@@ -186,23 +187,24 @@ class GameLog:
             return engine
 
     def games(self) -> list[dict[str, Any]]:
-        """A line per game: id, game, players, created, commands so far, phase, over."""
+        """A line per game: id, game, players, created, commands so far, phase, over, winners, last (time)."""
         with self._lock:
             out = []
-            for gid, game, created, over, summary in self._query(
-                    f"SELECT id, game, created, {'over, summary' if self._version > 1 else 'NULL, NULL'} "
-                    "FROM games ORDER BY id"):
+            for gid, game, created, over, summary, last in self._query(
+                    f"SELECT id, game, created, {'over, summary' if self._version > 1 else 'NULL, NULL'}, "
+                    "(SELECT MAX(time) FROM commands WHERE game_id=games.id) FROM games ORDER BY id"):
                 engine = self._engines.get(gid) or self._finished.get(gid)
                 if engine is None and summary is not None:
                     line = json.loads(summary)
                     out.append({"id": gid, "game": game, "players": line["players"], "created": created,
-                                "seq": line["seq"], "phase": line["phase"], "over": bool(over)})
+                                "seq": line["seq"], "phase": line["phase"], "over": bool(over),
+                                "winners": line.get("winners"), "last": last})  # None: an older file
                     continue
                 engine = engine or self.engine(gid)
                 state = engine.state()
                 out.append({"id": gid, "game": state["game"], "players": [p["name"] for p in state["players"]],
                             "created": created, "seq": engine.seq, "phase": state["phase"],
-                            "over": engine.is_over()})
+                            "over": engine.is_over(), "winners": state.get("winners") or [], "last": last})
             return out
 
     def records(self, game_id: int) -> list[Record]:
@@ -235,7 +237,9 @@ class GameLog:
                 engine = Engine(cmd)
                 gid = self._insert_game(cmd.game, [(raw, source)], engine)
                 self._engines[gid] = engine
-                return Applied(gid, 1, (Event("new_game", f"New {cmd.game} game: {', '.join(cmd.players)}."),), engine.state())
+                return Applied(gid, 1, (Event.said("new_game", "New {game} game: {names}.",
+                                                                  game={"zoo": "Zombie Zoo"}.get(cmd.game, "ZomBee"),
+                                                                  names=", ".join(cmd.players)),), engine.state())
             if game_id is None:
                 raise IllegalCommand("no game is under way; start one with new_game")
             engine = self.engine(game_id)

@@ -18,6 +18,7 @@ class NoticeKind(StrEnum):
     DICE = "dice"  # status: DiceStatus; text when the dice must be checked; seen: the faces read
     RESTART = "restart"  # text: the companion restarted and the game continues where it stood
     ROLL_REQUESTED = "roll_requested"  # the panel's Roll button asked the camera to read now; source
+    PANEL = "panel"  # what the box shows: highlight, seats (player, light), status_led, hold_s, sound
 
 
 class CameraStatus(StrEnum):

@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 
 
-def data_dir() -> Path:
+def data_dir(environ=os.environ) -> Path:
     """The user's data directory (XDG), e.g. ~/.local/share/table-companion."""
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    base = environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
     return Path(base) / "table-companion"
 
 

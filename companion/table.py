@@ -23,7 +23,7 @@ from typing import Any
 
 from .commands import Command, NewGame, parse_command, quote
 from .engine import Engine
-from .errors import CompanionError
+from .errors import CompanionError, IllegalCommand
 from .gamelog import GameLog
 from .notices import NoticeKind, check_status
 
@@ -144,6 +144,15 @@ class Table:
         """Queue a command without waiting (for button and camera callbacks); refusals are published."""
         self._queue.put(("command", command, source, None))
 
+    def resume(self, game_id: int, source: str, timeout: float = 5.0) -> dict:
+        """Make an unfinished game of the log the current one again (on the engine thread, like a command).
+
+        Every subscriber gets its state as a new state message with a `resumed` event; a finished
+        or unknown game is refused (IllegalCommand / UnknownGame) and nothing changes."""
+        future: Future = Future()
+        self._queue.put(("resume", game_id, source, future))
+        return future.result(timeout)
+
     def notify(self, kind: NoticeKind | str, **data: Any) -> None:
         """Publish a notice (camera offline, check the dice, restarted) in order with the game's messages.
 
@@ -225,6 +234,9 @@ class Table:
             if item[0] == "notice":
                 self._publish({"type": "notice", "kind": item[1], **item[2]})
                 continue
+            if item[0] == "resume":
+                self._resume(*item[1:])
+                continue
             _, command, source, future = item
             try:
                 self._apply(command, source, future)
@@ -235,6 +247,22 @@ class Table:
                 self._publish({"type": "refused", "error": reason, "source": source, "command": shown})
                 if future is not None and not future.done():
                     future.set_exception(CompanionError(reason))
+
+    def _resume(self, game_id: int, source: str, future: Future) -> None:
+        try:
+            engine = self.log.engine(game_id)
+            if engine.is_over():
+                raise IllegalCommand(f"game {game_id} is finished; only an unfinished game can be resumed")
+        except CompanionError as exc:
+            future.set_exception(exc)
+            return
+        self.game_id = game_id
+        state = self._public_state()
+        players = ", ".join(p["name"] for p in state["players"])
+        event = {"kind": "resumed", "text": f"Game {game_id} ({players}) continues where it stood.", "player": None}
+        self._publish({"type": "state", "state": state, "events": [event], "source": source,
+                       "command": None}, state=state)
+        future.set_result(state)
 
     def _apply(self, command: Command | Any, source: str, future: Future | None) -> None:
         try:

@@ -145,7 +145,8 @@ class ZomBee:
             kept = set_aside(self.kept, self.last_roll, cmd.reroll)
         self.kept, self.last_roll = kept, ordered(cmd.faces)
         self.rolls += 1
-        events = [Event("roll", f"{who} rolled {', '.join(self.last_roll)} (roll {self.rolls} of {MAX_ROLLS}).", who)]
+        events = [Event.said("roll", "{name} rolled {faces} (roll {roll} of {rolls}).", who, name=who,
+                             faces=list(self.last_roll), roll=self.rolls, rolls=MAX_ROLLS)]
         if self.rolls == MAX_ROLLS or not can_roll_again(self.kept, self.last_roll):
             events += self._evaluate()
         return events
@@ -154,7 +155,8 @@ class ZomBee:
         self._expect("roll", cmd)
         if self.rolls == 0:
             raise IllegalCommand(f"{self.players[self.active].name} has not rolled yet; stop comes after at least one roll")
-        return [Event("stop", f"{self.players[self.active].name} stopped rolling.", self.players[self.active].name)] + self._evaluate()
+        return [Event.said("stop", "{name} stopped rolling.", self.players[self.active].name,
+                          name=self.players[self.active].name)] + self._evaluate()
 
     def _evaluate(self) -> list[Event]:
         """Score all five dice in the rulebook's order: Zzz, honey, green ZomBees, yellow bees."""
@@ -163,18 +165,19 @@ class ZomBee:
         events = []
         if dice["honey"] >= HONEY_FOR_A_DROP:
             if me.honey >= self.cap:
-                events.append(Event("honey_forfeited", f"{me.name} already holds {self.cap} honey; the drop is forfeited.", me.name))
+                events.append(Event.said("honey_forfeited", "{name} already holds {cap} honey; the drop is forfeited.", me.name,
+                                        name=me.name, cap=self.cap))
             elif self.supply() == 0:
-                events.append(Event("honey_forfeited", "The box has no honey left to give.", me.name))
+                events.append(Event.said("honey_forfeited", "The box has no honey left to give.", me.name))
             else:
                 me.honey += 1
-                events.append(Event("honey", f"{me.name} takes a honey drop ({me.honey} now).", me.name))
+                events.append(Event.said("honey", "{name} takes a honey drop ({honey} now).", me.name, name=me.name, honey=me.honey))
         others = [i for i in self._clockwise_from(self.active) if i != self.active]
         self.flips = [self.active] * dice["zombee"] + [others[k % len(others)] for k in range(dice["bee"])]
         if self.flips:
             self.phase = "flip"
-            events.append(Event("flips", f"{len(self.flips)} flowers to turn over: "
-                                + ", ".join(self.players[i].name for i in self.flips) + ".", me.name))
+            events.append(Event.said("flips", "{count} flowers to turn over: {names}.", me.name, count=len(self.flips),
+                                    names=", ".join(self.players[i].name for i in self.flips)))
             return events
         return events + self._pass_turn()
 
@@ -196,8 +199,8 @@ class ZomBee:
         self.face_up[cmd.result] += 1
         if cmd.result == "question":
             self.phase, self.chooser = "choose", seat
-            return [Event("question", f"{who} turned over a question mark and chooses who flips next.", who)]
-        events = [Event("flower_bee", f"{who} turned over a bee.", who)]
+            return [Event.said("question", "{name} turned over a question mark and chooses who flips next.", who, name=who)]
+        events = [Event.said("flower_bee", "{name} turned over a bee.", who, name=who)]
         if not self.flips:
             events += self._pass_turn()
         return events
@@ -214,40 +217,41 @@ class ZomBee:
             )
         self.flips.insert(0, seat)
         self.phase, self.chooser = "flip", None
-        return [Event("chosen", f"{cmd.player} must turn over an extra flower.", cmd.player)]
+        return [Event.said("chosen", "{name} must turn over an extra flower.", cmd.player, name=cmd.player)]
 
     def _zombee_revealed(self, revealer: int) -> list[Event]:
         payer = self.active if self.penalty == "active" else revealer
         p = self.players[payer]
         p.honey -= 1
-        events = [Event("zombee_revealed", f"{self.players[revealer].name} turned over the ZomBee! "
-                        f"{p.name} gives back a honey drop ({p.honey} left).", self.players[revealer].name)]
+        events = [Event.said("zombee_revealed", "{name} turned over the ZomBee! {payer} gives back a honey drop "
+                            "({honey} left).", self.players[revealer].name, name=self.players[revealer].name,
+                            payer=p.name, honey=p.honey)]
         if p.honey == 0:
             p.eliminated = True
-            events.append(Event("player_out", f"{p.name} has no honey left and is out.", p.name))
+            events.append(Event.said("player_out", "{name} has no honey left and is out.", p.name, name=p.name))
         living = self.living()
         if len(living) == 1:
             return events + self._game_won(living[0], payer)
         starter = payer if not p.eliminated else self._next_living(payer)
         self._new_round(starter)
-        return events + [Event("round", f"New round: all flowers face down, {self.players[starter].name} starts.",
-                               self.players[starter].name)]
+        return events + [Event.said("round", "New round: all flowers face down, {name} starts.",
+                                   self.players[starter].name, name=self.players[starter].name)]
 
     def _game_won(self, seat: int, loser: int) -> list[Event]:
         w = self.players[seat]
         self.game_winners.append(w.name)
         if self.variant == "standard":
             self._finish("game_over", seat)
-            return [Event("game_over", f"{w.name} is the last with honey and wins!", w.name)]
+            return [Event.said("game_over", "{name} is the last with honey and wins!", w.name, name=w.name)]
         w.green += 1  # counted even when the box has no green drop left
         if w.green >= GAMES_TO_WIN_TOURNAMENT:
             self._finish("tournament_over", seat)
-            return [Event("tournament_over", f"{w.name} wins a second game and the tournament!", w.name)]
+            return [Event.said("tournament_over", "{name} wins a second game and the tournament!", w.name, name=w.name)]
         for p in self.players:
             p.honey, p.eliminated = self.start_honey, False
         self._new_round(loser)
-        return [Event("game_won", f"{w.name} wins game {len(self.game_winners)} and takes a green drop. "
-                      f"New game: {self.players[loser].name} starts.", w.name)]
+        return [Event.said("game_won", "{name} wins game {game} and takes a green drop. New game: {starter} starts.",
+                          w.name, name=w.name, game=len(self.game_winners), starter=self.players[loser].name)]
 
     def _finish(self, phase: str, seat: int) -> None:
         self._new_round(None)
@@ -258,7 +262,7 @@ class ZomBee:
     def _pass_turn(self) -> list[Event]:
         nxt = self._next_living(self.active)
         self._reset_turn(nxt)
-        return [Event("turn", f"{self.players[nxt].name}'s turn to roll.", self.players[nxt].name)]
+        return [Event.said("turn", "{name}'s turn to roll.", self.players[nxt].name, name=self.players[nxt].name)]
 
     def _new_round(self, starter: int | None) -> None:
         self.face_up = {"bee": 0, "question": 0}
@@ -296,6 +300,7 @@ class ZomBee:
             "active": name(self.active),
             "phase": self.phase,
             "pending": name(self.pending()),
+            "owed": [self.players[seat].name for seat in self.flips],  # the flowers still to turn, in order
             "rolls": self.rolls,
             "kept": list(self.kept),
             "last_roll": list(self.last_roll),

@@ -15,7 +15,7 @@ from typing import Any
 
 from .commands import LOCKS, MAX_COUNT, MAX_DELTA, AnimalsCleared, Bullets, CollectLock, Command, Kill, Life, NewGame, house_rule, quote
 from .errors import IllegalCommand
-from .events import Event
+from .events import N_, Event, phrase, render
 from .legal import span
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
@@ -28,16 +28,16 @@ SURVIVOR_POINTS = 5
 ON_BOARD = ("60:00", "30:00")
 LOCK_RELEASE_MODES = ("every_multiple", "first_time")
 LOCK_NAMES = {
-    "tiger_trail": "Tiger Trail",
-    "lions_den": "Lions' Den",
-    "hyena_hideout": "Hyena Hideout",
-    "polar_bears": "Polar Bears",
+    "tiger_trail": N_("Tiger Trail"),
+    "lions_den": N_("Lions' Den"),
+    "hyena_hideout": N_("Hyena Hideout"),
+    "polar_bears": N_("Polar Bears"),
 }
 CAGE_ANIMALS = {
-    "tiger_trail": "Zombie Tigers",
-    "lions_den": "Zombie Lions",
-    "hyena_hideout": "Zombie Hyenas",
-    "polar_bears": "Zombie Polar Bears",
+    "tiger_trail": N_("Zombie Tigers"),
+    "lions_den": N_("Zombie Lions"),
+    "hyena_hideout": N_("Zombie Hyenas"),
+    "polar_bears": N_("Zombie Polar Bears"),
 }
 
 
@@ -55,6 +55,10 @@ class Hero:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _points(n: int) -> dict:
+    return phrase(N_("1 point") if n == 1 else N_("{n} points"), n=n)
 
 
 def _names(names: list[str]) -> str:
@@ -165,19 +169,33 @@ class Zoo:
         return [h.name for h in self.players if (self.score(h.name), h.life) == best]
 
     def outcome(self) -> str:
+        return render(**self.outcome_phrase())
+
+    def outcome_phrase(self) -> dict:
+        """outcome() before its values went in (events.phrase), so a page can say it in German."""
         if not self.is_over():
             top = max(self.score(h.name) for h in self.players)
             leaders = [h.name for h in self.players if self.score(h.name) == top]
-            verb = "leads" if len(leaders) == 1 else "lead"
-            return f"Play goes on; {_and(leaders)} {verb} with {_plural(top, 'point')}."
-        how = "as the last one alive" if self.ended_by == "last_alive" else "once the Zombie Gorillas and Monkeys were cleared"
+            template = (N_("Play goes on; {names} leads with {points}.") if len(leaders) == 1
+                        else N_("Play goes on; {names} lead with {points}."))
+            return phrase(template, names=_and(leaders), points=_points(top))
+        last = self.ended_by == "last_alive"
         winners = self.winners()
-        points = self.score(winners[0])
+        points = _points(self.score(winners[0]))
         if len(winners) > 1:
-            return f"{_and(winners)} share the win with {_plural(points, 'point')} each, level on life too (game ended {how})."
-        tied = [h.name for h in self.players if self.score(h.name) == points and h.name != winners[0]]
-        tiebreak = f", ahead of {_and(tied)} on life left" if tied else ""
-        return f"{winners[0]} wins with {_plural(points, 'point')}{tiebreak} (game ended {how})."
+            return phrase(N_("{names} share the win with {points} each, level on life too (game ended as the last "
+                             "one alive).") if last else
+                          N_("{names} share the win with {points} each, level on life too (game ended once the "
+                             "Zombie Gorillas and Monkeys were cleared)."), names=_and(winners), points=points)
+        tied = [h.name for h in self.players if self.score(h.name) == points["args"]["n"] and h.name != winners[0]]
+        if tied:
+            return phrase(N_("{name} wins with {points}, ahead of {tied} on life left (game ended as the last one "
+                             "alive).") if last else
+                          N_("{name} wins with {points}, ahead of {tied} on life left (game ended once the Zombie "
+                             "Gorillas and Monkeys were cleared)."), name=winners[0], points=points, tied=_and(tied))
+        return phrase(N_("{name} wins with {points} (game ended as the last one alive).") if last else
+                      N_("{name} wins with {points} (game ended once the Zombie Gorillas and Monkeys were cleared)."),
+                      name=winners[0], points=points)
 
     # ----- commands -----
 
@@ -203,7 +221,10 @@ class Zoo:
         hero = self._living(cmd.player, cmd, "take kills")
         before = hero.kills
         hero.kills += cmd.count
-        events = [Event("kill", f"{hero.name} killed {_plural(cmd.count, 'Zombie')} ({hero.kills} in all).", hero.name)]
+        events = [(Event.said("kill", "{name} killed 1 Zombie ({kills} in all).", hero.name, name=hero.name, kills=hero.kills)
+                  if cmd.count == 1 else
+                  Event.said("kill", "{name} killed {count} Zombies ({kills} in all).", hero.name, name=hero.name,
+                            count=cmd.count, kills=hero.kills))]
         for reached in self._thresholds_reached(before, hero.kills):
             if not self.locks_on_board():
                 break  # every lock has left the board: later thresholds step nothing
@@ -232,13 +253,15 @@ class Zoo:
             after = "30:00" if before == "60:00" else self.last_step
             self.locks[lock] = after
             if after == "open":
-                steps.append(f"{LOCK_NAMES[lock]} opens (fill its cage with {CAGE_ANIMALS[lock]})")
+                steps.append(phrase("{lock} opens (fill its cage with {animals})", lock=phrase(LOCK_NAMES[lock]),
+                                    animals=phrase(CAGE_ANIMALS[lock])))
             elif after == "removed":
-                steps.append(f"{LOCK_NAMES[lock]} is removed (take its tile out of play)")
+                steps.append(phrase("{lock} is removed (take its tile out of play)", lock=phrase(LOCK_NAMES[lock])))
             else:
-                steps.append(f"{LOCK_NAMES[lock]} {before} -> {after}")
-        text = f"{hero.name} reached {reached} kills, so the release clock runs: {'; '.join(steps)}."
-        return [Event("locks_advanced", text, hero.name)] + self._if_last_lock_gone()
+                steps.append(phrase("{lock} {before} -> {after}", lock=phrase(LOCK_NAMES[lock]), before=before,
+                                    after=after))
+        return [Event.said("locks_advanced", "{name} reached {kills} kills, so the release clock runs: {steps}.",
+                          hero.name, name=hero.name, kills=reached, steps=steps)] + self._if_last_lock_gone()
 
     def _collect_lock(self, cmd: CollectLock) -> list[Event]:
         hero = self._living(cmd.player, cmd, "collect locks")
@@ -253,18 +276,15 @@ class Zoo:
             )
         self.locks[cmd.lock] = "collected"
         hero.locks.append(cmd.lock)
-        text = (
-            f"{hero.name} collected the {LOCK_NAMES[cmd.lock]} lock at {side} ({LOCK_POINTS} points); "
-            "its tile leaves play and the move ends."
-        )
-        return [Event("lock_collected", text, hero.name)] + self._if_last_lock_gone()
+        return [Event.said("lock_collected", "{name} collected the {lock} lock at {side} ({points} points); "
+                          "its tile leaves play and the move ends.", hero.name, name=hero.name,
+                          lock=phrase(LOCK_NAMES[cmd.lock]), side=side, points=LOCK_POINTS)] + self._if_last_lock_gone()
 
     def _if_last_lock_gone(self) -> list[Event]:
         if self.locks_on_board():
             return []
-        text = ("No lock is left on the board: play on until one player is left "
-                "or every Zombie Gorilla and Monkey is off the board (animals_cleared).")
-        return [Event("last_lock", text)]
+        return [Event.said("last_lock", "No lock is left on the board: play on until one player is left "
+                          "or every Zombie Gorilla and Monkey is off the board (animals_cleared).")]
 
     def _life(self, cmd: Life) -> list[Event]:
         given = quote(cmd.to_dict())
@@ -282,10 +302,13 @@ class Zoo:
             )
         if cmd.delta > 0:
             hero.life = min(after, MAX_LIFE)  # nobody holds more than the five life they start with
-            note = " (no more than 5)" if after > MAX_LIFE else ""
-            return [Event("life", f"{hero.name} gained life: {hero.life} now{note}.", hero.name)]
+            if after > MAX_LIFE:
+                return [Event.said("life", "{name} gained life: {life} now (no more than 5).", hero.name,
+                                  name=hero.name, life=hero.life)]
+            return [Event.said("life", "{name} gained life: {life} now.", hero.name, name=hero.name, life=hero.life)]
         hero.life = after
-        events = [Event("life", f"{hero.name} lost {-cmd.delta} life: {hero.life} left.", hero.name)]
+        events = [Event.said("life", "{name} lost {lost} life: {life} left.", hero.name, name=hero.name,
+                            lost=-cmd.delta, life=hero.life)]
         if hero.life == 0:
             events += self._knock_out(hero)
         return events
@@ -294,9 +317,9 @@ class Zoo:
         discard = hero.kills // 2  # half the kills, rounded down, go back
         hero.kills -= discard
         hero.alive = False
-        text = (f"{hero.name} is out of the game: discards {discard} of {discard + hero.kills} kills "
-                f"and keeps {hero.kills}; their kills and locks still count.")
-        events = [Event("player_out", text, hero.name)]
+        events = [Event.said("player_out", "{name} is out of the game: discards {discard} of {all} kills "
+                            "and keeps {kills}; their kills and locks still count.", hero.name, name=hero.name,
+                            discard=discard, all=discard + hero.kills, kills=hero.kills)]
         if len(self.living_players()) == 1:
             events += self._end("last_alive")
         return events
@@ -311,8 +334,12 @@ class Zoo:
                 f"{given}: {hero.name} has {_plural(hero.bullets, 'bullet')}, so can spend at most {hero.bullets}"
             )
         hero.bullets += cmd.delta
-        verb = "gained" if cmd.delta > 0 else "spent"
-        return [Event("bullets", f"{hero.name} {verb} {_plural(abs(cmd.delta), 'bullet')}: {hero.bullets} now.", hero.name)]
+        template = {(True, True): N_("{name} gained 1 bullet: {bullets} now."),
+                    (True, False): N_("{name} gained {count} bullets: {bullets} now."),
+                    (False, True): N_("{name} spent 1 bullet: {bullets} now."),
+                    (False, False): N_("{name} spent {count} bullets: {bullets} now.")}[cmd.delta > 0,
+                                                                                         abs(cmd.delta) == 1]
+        return [Event.said("bullets", template, hero.name, name=hero.name, count=abs(cmd.delta), bullets=hero.bullets)]
 
     def _animals_cleared(self, cmd: AnimalsCleared) -> list[Event]:
         left = self.locks_on_board()
@@ -322,12 +349,13 @@ class Zoo:
                 f"{quote(cmd.to_dict())}: clearing the animals ends the game only once every lock is "
                 f"collected, open or removed; still on the board: {names}"
             )
-        return [Event("animals_cleared", "Every Zombie Gorilla and Monkey is off the board.")] + self._end("animals_cleared")
+        return [Event.said("animals_cleared", "Every Zombie Gorilla and Monkey is off the board.")] + self._end("animals_cleared")
 
     def _end(self, how: str) -> list[Event]:
         self.ended_by = how
         winners = self.winners()
-        return [Event("game_over", f"Game over: {self.outcome()}", winners[0] if len(winners) == 1 else None)]
+        return [Event.said("game_over", "Game over: {outcome}", winners[0] if len(winners) == 1 else None,
+                          outcome=self.outcome_phrase())]
 
     # ----- players -----
 

@@ -80,6 +80,8 @@ class Panel:
         self.sounds: collections.deque[str] = collections.deque(maxlen=64)
         self.messages = 0  # table messages handled so far
         self.last_notice: dict | None = None
+        self._told: tuple | None = None  # what the last "panel" notice said, so a change is told once
+        self._sound_to_tell: str | None = None
         self._debouncers = {name: Debouncer(settle, hold_time if name == "Undo" else None, clock)
                             for name in self.pins.buttons}
         self._buttons: dict[str, Button] = {}
@@ -290,7 +292,7 @@ class Panel:
                 self._refused_until = self.clock() + self.refused_for
             elif kind == "notice":
                 self._camera_lost, self._settling = camera_notice(message, self._camera_lost, self._settling)
-            if kind == "notice":
+            if kind == "notice" and message.get("kind") != NoticeKind.PANEL:  # our own notices aside
                 self.last_notice = dict(message)
             sound = sound_for(message)
             if sound:
@@ -303,6 +305,7 @@ class Panel:
     def _sound(self, kind: str) -> None:
         with self._lock:
             self.sounds.append(kind)
+            self._sound_to_tell = kind
             buzzer = self._leds.get("buzzer")
             if buzzer is not None:
                 on, off, n = SOUNDS[kind]
@@ -319,8 +322,29 @@ class Panel:
                     self._drive(seat, mode, SEAT_BLINK)
                 self._drive("status", want.status, BLINK_TIMES.get(want.status))
                 self._look = want
+            self._tell(want)
             self._changed.notify_all()
             return want
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the box shows now, for the phone page: the highlight, each seat light by player,
+        the status LED and how long Undo must be held (also in /api/info's status under `run`)."""
+        with self._lock:
+            want = self._look or look(self._state, self._highlight)
+            players = [p.get("name") for p in (self._state or {}).get("players") or []]
+            return {"highlight": {"player": self._highlight.player, "lock": self._highlight.lock},
+                    "seats": [{"player": name, "light": mode} for name, mode in zip(players, want.seats)],
+                    "status_led": want.status, "hold_s": self.hold_time}
+
+    def _tell(self, want: Look) -> None:
+        """A `panel` notice when the highlight, a light or the buzzer changed, so every page mirrors the box."""
+        said = (self._highlight, want)
+        if said == self._told and self._sound_to_tell is None:
+            return
+        self._told, sound, self._sound_to_tell = said, self._sound_to_tell, None
+        notify = getattr(self.table, "notify", None)
+        if notify is not None and self._thread is not None:
+            notify(NoticeKind.PANEL, **self.snapshot(), sound=sound)
 
     def _drive(self, name: str, mode: str, times: tuple[float, float] | None) -> None:
         led = self._leds.get(name)

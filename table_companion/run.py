@@ -20,6 +20,7 @@ from typing import Any
 
 from companion.config import Settings, default_config_path, load_settings, read_config
 from companion.errors import CompanionError, ConfigError
+from companion.events import N_, worded
 from companion.gamelog import GameLog
 from companion.notices import NoticeKind
 from companion.table import Table
@@ -52,8 +53,9 @@ def register(subparsers: Any) -> None:
 
 
 def settings_from(args: argparse.Namespace, environ=os.environ) -> tuple[Settings, bool, str | None]:
-    """(settings, PIN made up?, config path): the command line beats the settings file; the PIN
-    comes from --pin, else $COMPANION_PIN, else the settings file, else a random one."""
+    """(settings, PIN note, config path): the command line beats the settings file; the PIN
+    comes from --pin, else $COMPANION_PIN, else the settings file, else the one kept in the data
+    folder (the note says so; None for a given PIN)."""
     from web.cli import pin_from
 
     path = args.config or default_config_path()
@@ -119,13 +121,15 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
             "DEMO_TRAY": (lambda faces: lay_tray(camera, watcher.latest, faces)) if camera is not None else None,
             "COACH": settings.coach, "DICE": settings.dice, "STATS_WARM_UP": True,
             "DEMO_PRESS": panel.press if demo else None, "DEMO_BUTTONS": panel.buttons,
-            "STATUS": lambda: {**status, "camera": {True: "ok", False: "lost", None: "starting"}[watcher.camera_ok]},
+            "STATUS": lambda: {**status, "camera": {True: "ok", False: "lost", None: "starting"}[watcher.camera_ok],
+                               "panel": panel.snapshot()},  # what the box shows, for a page that opens now
         })
         watcher.start()
         parts["corrections"] = CorrectionWatcher(table, watcher, store).start()
         if restarted:
-            table.notify(NoticeKind.RESTART, text=f"The companion restarted; game {state['game_id']} continues "
-                                                  f"where it stood (move {state['seq']}).")
+            table.notify(NoticeKind.RESTART, **worded(N_("The companion restarted; game {game} continues where "
+                                                          "it stood (move {move})."),
+                                                       game=state["game_id"], move=state["seq"]))
         return parts
     except BaseException:
         shutdown(parts)
@@ -163,7 +167,7 @@ def shutdown(parts: dict[str, Any]) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from web.cli import banner
-    from web.serve import ServerThread, page_url
+    from web.serve import ServerThread, page_urls
 
     from web.serve import listen_problem
     problem = listen_problem(args.host or "0.0.0.0", 8000 if args.port is None else args.port)
@@ -185,8 +189,10 @@ def handle(args: argparse.Namespace) -> int:
             return 1
         mode = "demo mode: simulated camera and buttons (press them on the page)" if parts["demo"] else "on the Pi"
         print(f"Table companion, {mode}. Game log: {s.db_path()}", flush=True)
-        print(banner(page_url(s.host, server.port), parts["pin"], parts["made_up"],
-                     f"http://127.0.0.1:{server.port}/"), flush=True)
+        urls = page_urls(s.host, server.port)
+        parts["app"].config["INVITE_URL"] = urls[0]  # the page's Invite view shows the same address
+        print(banner(urls[0], parts["pin"], parts["made_up"], f"http://127.0.0.1:{server.port}/", urls[1:]),
+              flush=True)
         server.serve_until_interrupted()
         return 0
     finally:

@@ -467,3 +467,30 @@ def test_pin_factory_for_falls_back_to_mock_off_a_pi(monkeypatch):
     assert type(pin_factory_for(mock=True)).__name__ == "MockFactory"
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
     assert type(pin_factory_for()).__name__ == "MockFactory"
+
+
+# ----- what the phones see of the box -----
+
+def panel_notice(rig, predicate):
+    """The phone's next `panel` notice that satisfies predicate (waiting on the subscription, never a sleep)."""
+    while (m := rig.phone.get(timeout=WAIT)) is not None:
+        if m["type"] == "notice" and m["kind"] == "panel" and predicate(m):
+            return m
+    raise AssertionError("no such panel notice reached the phone")
+
+
+def test_every_phone_is_told_the_highlight_the_seat_lights_and_the_buzzer(rig):
+    rig.new_game("zoo", "Ann", "Ben", "Cat")
+    rig.phone_messages()
+    rig.tap("Select")
+    rig.tap("Select")
+    rig.tap("Lock")
+    last = panel_notice(rig, lambda m: m["highlight"]["lock"] is not None)
+    assert last["highlight"] == {"player": "Ben", "lock": rig.panel.highlight.lock}
+    assert {"player": "Ben", "light": "blink"} in last["seats"] and last["hold_s"] == rig.panel.hold_time
+    assert rig.panel.snapshot()["highlight"] == last["highlight"]
+    rig.submit({"cmd": "bullets", "player": "Ben", "delta": -5})
+    rig.submit({"cmd": "life", "player": "Ben", "delta": -5})
+    rig.press("Kill")  # Ben is out: refused, and the phones hear the three short beeps
+    told = panel_notice(rig, lambda m: m["sound"] == "refused")
+    assert told["status_led"] == "fast"

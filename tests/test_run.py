@@ -168,12 +168,13 @@ def test_the_pin_comes_from_the_flag_then_the_environment_then_the_settings_file
         assert settings.port == 8123  # the rest of the file still applies
         return settings.pin, made_up
 
-    assert pin("--pin", "333333", env={"COMPANION_PIN": "222222"}) == ("333333", False)
-    assert pin(env={"COMPANION_PIN": "222222"}) == ("222222", False)
-    assert pin(env={}) == ("111111", False)
+    assert pin("--pin", "333333", env={"COMPANION_PIN": "222222"}) == ("333333", None)
+    assert pin(env={"COMPANION_PIN": "222222"}) == ("222222", None)
+    assert pin(env={}) == ("111111", None)
     config.write_text("[companion]\nport = 8123\n")
-    made, made_up = pin(env={})
+    made, made_up = pin(env={"XDG_DATA_HOME": str(tmp_path / "data")})
     assert made_up and len(made) == 6 and made.isdigit()
+    assert pin(env={"XDG_DATA_HOME": str(tmp_path / "data")}) == (made, made_up)  # the same at the next start
     config.write_text('[companion]\npin = " "\n')
     with pytest.raises(ValueError, match=str(config)):
         settings_from(parser.parse_args(["run", "--config", str(config)]), {})

@@ -244,3 +244,24 @@ def test_watcher_tells_the_reader_how_many_dice_were_thrown(table):
     assert watcher._thrown(table.state()) == 3
     watcher.tracker.selection = None
     assert list(watcher._thrown(table.state())) == [1, 2, 3, 4, 5]  # any of the five, not more
+
+
+def test_a_check_notice_carries_its_words_for_the_page_in_german(table):
+    from babel.messages.mofile import read_mo
+
+    from companion.events import render
+    from web.catalogs import TRANSLATIONS
+
+    with open(TRANSLATIONS / "de" / "LC_MESSAGES" / "messages.mo", "rb") as f:
+        german = {(m.id if isinstance(m.id, str) else tuple(m.id)): m.string for m in read_mo(f) if m.id}
+    watcher = TrayWatcher(table, lambda: ScriptedCamera(0), ScriptedSettler([]))
+    table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "web")
+    with table.subscribe() as sub:
+        assert sub.get(2)["initial"]
+        watcher.handle(reading(["bee", "unknown", "honey", "zzz", "zombee"]))
+        notice = sub.get(2)
+    assert notice["text"] == render(notice["template"], notice["args"])
+    assert notice["text"].startswith("Check the dice: 1 of them could not be read")
+    reason = notice["args"]["reason"]
+    assert notice["template"] in german and reason["template"] in german
+    assert all(face in german for face in reason["args"]["seen"])  # bee, unknown, honey...

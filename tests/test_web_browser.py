@@ -171,10 +171,12 @@ def test_override_form_is_refused_without_the_pin_and_works_with_it(site, page):
     expect(page.locator("#events .event").first).to_contain_text("Tom rolled honey, honey, honey, zzz, zzz")
     assert site.table.state()["seq"] == seq + 1 and site.table.records()[-1]["source"] == "web"
 
-    page.get_by_role("button", name="Undo last move").click()
+    page.get_by_role("button", name="Undo last move").click()  # asks first, naming the move
+    expect(page.locator(".ask")).to_contain_text("Take back the last move")
+    page.get_by_role("button", name="Yes, undo").click()
     expect(page.locator("#zb-roll")).to_contain_text("not rolled yet")
-    page.get_by_role("button", name="Undo last move").click()  # refused by the rules: the reason is shown
-    expect(page.locator("#ov-msg")).to_contain_text("nothing to undo")
+    # Nothing left to take back (the engine's can_undo): the button is not offered.
+    expect(page.get_by_role("button", name="Undo last move")).to_be_disabled()
     page.reload()
     expect(page.locator("#pin-input")).to_have_value(PIN)  # kept in local storage
 
@@ -190,7 +192,10 @@ def test_new_game_form_and_zoo_overrides(site, page):
     expect(page.locator("#ng-variant")).to_be_hidden()
     page.fill("#ng-players", "Ann, Ben")
     page.get_by_role("button", name="Start new game").click()
+    expect(page.locator(".ask")).to_contain_text("is not finished")  # the ZomBee game under way is not dropped silently
+    page.get_by_role("button", name="Yes, start a new game").click()
     expect(page.locator("#zoo-locks .lock")).to_have_count(4)
+    expect(page.locator("#unfinished .game-line").first).to_contain_text("ZomBee")  # and can be resumed
     assert site.table.state()["game"] == "zoo"
     page.select_option("#zoo-player", "Ben")
     page.fill("#zoo-count", "2")
@@ -256,7 +261,7 @@ def test_virtual_panel_in_demo_mode(browser, page, tmp_path):
         page.fill("#pin-input", PIN)
         page.get_by_role("button", name="Save PIN").click()
         page.locator("#panel-buttons").get_by_role("button", name="Roll").click()
-        expect(page.locator("#ov-msg")).to_have_text("Pressed Roll.")
+        expect(page.locator("#panel-msg")).to_have_text("Roll pressed.")  # next to the panel
         assert presses == [("Roll", 0.0)]
     finally:
         srv.stop()

@@ -24,13 +24,13 @@ def test_register_adds_serve_with_defaults():
     assert (args.db, args.host, args.port, args.pin) == ("x.sqlite", "127.0.0.1", 9000, "776655")
 
 
-def test_pin_from_flag_then_environment_then_random():
+def test_pin_from_flag_then_environment_then_the_kept_one(tmp_path):
     args = parser().parse_args(["serve", "--pin", "432100"])
-    assert cli.pin_from(args, {"COMPANION_PIN": "9"}) == ("432100", False)
+    assert cli.pin_from(args, {"COMPANION_PIN": "9"}) == ("432100", None)
     args = parser().parse_args(["serve"])
-    assert cli.pin_from(args, {"COMPANION_PIN": " 987654 "}) == ("987654", False)
-    pin, made_up = cli.pin_from(args, {})
-    assert made_up and len(pin) == 6 and pin.isdigit()
+    assert cli.pin_from(args, {"COMPANION_PIN": " 987654 "}) == ("987654", None)
+    pin, made_up = cli.pin_from(args, {"XDG_DATA_HOME": str(tmp_path)})
+    assert "kept in" in made_up and len(pin) == 6 and pin.isdigit()
     with pytest.raises(ValueError, match="empty"):
         cli.pin_from(parser().parse_args(["serve", "--pin", " "]), {})
 
@@ -59,10 +59,11 @@ def test_serve_prints_address_pin_and_qr_then_stops_on_ctrl_c(tmp_path, monkeypa
     made = []
     monkeypatch.setattr(web.serve, "ServerThread", lambda *a: made.append(FakeServer(*a)) or made[-1])
     monkeypatch.delenv("COMPANION_PIN", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     args = parser().parse_args(["serve", "--db", str(tmp_path / "g.sqlite"), "--host", "127.0.0.1", "--port", "0"])
     assert args.func(args) == 0
     out = capsys.readouterr().out
-    assert "http://127.0.0.1:8123/" in out and "Override PIN: " in out and "made up" in out and "█" in out
+    assert "http://127.0.0.1:8123/" in out and "Override PIN: " in out and "kept in" in out and "█" in out
     assert made[0].served
     assert made[0].app.extensions["companion"].pin in out
 

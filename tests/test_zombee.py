@@ -112,6 +112,7 @@ def test_a_new_standard_game_shows_every_field():
         "active": "Tom",
         "phase": "roll",
         "pending": "Tom",
+        "owed": [],
         "rolls": 0,
         "kept": [],
         "last_roll": [],
@@ -125,6 +126,14 @@ def test_a_new_standard_game_shows_every_field():
         "legal": [{"cmd": "roll"}],
         "can_undo": False,
     }
+
+
+def test_the_state_lists_the_flowers_still_owed_in_order():
+    e = zombee()
+    run(e, roll("zombee", "bee", "bee", "zzz", "honey"), "stop")
+    assert e.state()["owed"] == ["Tom", "Mia", "Ann"]  # the ZomBee face first, then the bees clockwise
+    e.apply(flip("bee"))
+    assert e.state()["owed"] == ["Mia", "Ann"] and e.state()["pending"] == "Mia"
 
 
 def test_a_tournament_starts_everyone_with_one_honey():

@@ -282,6 +282,7 @@ class Model:
             "players": [{"name": n, "honey": h, "green": g, "eliminated": o}
                         for n, h, g, o in zip(self.names, self.honey, self.green, self.out)],
             "active": name(self.active), "phase": self.over or self.phase, "pending": name(pending),
+            "owed": [] if over else [name(s) for s in self.queue],
             "rolls": self.rolls, "kept": list(self.kept), "last_roll": list(self.last),
             "flowers": {"face_down": face_down, **self.up},
             "supply": {"yellow": self.supply(), "green": max(0, 5 - sum(self.green))},

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from companion.errors import CompanionError, IllegalCommand
+from companion.events import N_, phrase, render, worded
 from companion.legal import allows, of_kind
 from companion.notices import CameraStatus, DiceStatus, NoticeKind
 from companion.zombee_dice import DICE
@@ -35,6 +36,13 @@ class TrayAction:
     command: dict | None = None
     selected: tuple[str, ...] | None = None
     check: str | None = None
+    words: dict | None = None  # the check before its values went in, for the page's languages
+
+    @classmethod
+    def asking(cls, template: str, **args: Any) -> "TrayAction":
+        """A check for the players to make, in English (`check`) and as a phrase to translate."""
+        words = phrase(template, **args)
+        return cls(check=render(template, args), words=words)
 
 
 class RollTracker:
@@ -99,7 +107,7 @@ class RollTracker:
         self._last = list(reading.dice)
         faces = reading.faces
         unknown = faces.count("unknown")
-        seen = ", ".join(faces) or "no dice"
+        seen = list(faces) or [N_("no dice")]
         first = "reroll" not in rolls[0]
         if before and len(unmoved) == len(faces) == len(before):
             return TrayAction()  # the same dice, untouched: a hand passed over the tray
@@ -110,26 +118,28 @@ class RollTracker:
             if allows(legal, {"cmd": "roll", "reroll": faces}):
                 self.selection = tuple(faces)
                 return TrayAction(selected=self.selection)
-            return TrayAction(check=f"check the dice: {seen} cannot all be rolled again now; leave in the tray "
-                                    "only dice the rules let you pick up")
+            return TrayAction.asking("{seen} cannot all be rolled again now; leave in the tray "
+                                     "only dice the rules let you pick up", seen=seen)
         if unknown:
-            return TrayAction(check=f"check the dice: {unknown} of them could not be read (cocked, blurred "
-                                    f"or hidden?). Seen: {seen}")
+            return TrayAction.asking("{unknown} of them could not be read (cocked, blurred "
+                                     "or hidden?). Seen: {seen}", unknown=unknown, seen=seen)
         if first:
             if len(faces) != DICE:
-                return TrayAction(check=f"check the dice: a first roll shows all {DICE} dice, the tray shows "
-                                        f"{len(faces)} ({seen})")
+                return TrayAction.asking("a first roll shows all {dice} dice, the tray shows "
+                                         "{count} ({seen})", dice=DICE, count=len(faces), seen=seen)
             return TrayAction(command={"cmd": "roll", "faces": faces})
         reroll = self._reroll(rolls, len(faces))
-        if isinstance(reroll, str):
-            return TrayAction(check=f"check the dice: {reroll}; the tray shows {len(faces)} ({seen})")
+        if isinstance(reroll, dict):
+            return TrayAction.asking("{reason}; the tray shows {count} ({seen})", reason=reroll,
+                                     count=len(faces), seen=seen)
         return TrayAction(command={"cmd": "roll", "reroll": reroll, "faces": faces})
 
-    def _reroll(self, rolls: list, thrown: int) -> list[str] | str:
-        """The dice picked up for a roll of `thrown` dice, or why that cannot be told."""
+    def _reroll(self, rolls: list, thrown: int) -> list[str] | dict:
+        """The dice picked up for a roll of `thrown` dice, or why that cannot be told (a phrase)."""
         if self.selection:
             if len(self.selection) != thrown:
-                return f"{len(self.selection)} were to be rolled again ({', '.join(self.selection)})"
+                return phrase("{count} were to be rolled again ({faces})", count=len(self.selection),
+                              faces=list(self.selection))
             return list(self.selection)
         # Nobody saw which dice were picked up: fine when the rules leave one choice of that size.
         fits = [r["reroll"] for r in rolls if "reroll" in r and len(r["reroll"]) == thrown]
@@ -137,8 +147,8 @@ class RollTracker:
             return list(fits[0])
         most = max(len(r["reroll"]) for r in rolls if "reroll" in r)
         if not fits:
-            return f"at most {most} dice may be rolled again"
-        return "the camera did not see which dice were picked up (leave them in the tray before rolling)"
+            return phrase("at most {most} dice may be rolled again", most=most)
+        return phrase("the camera did not see which dice were picked up (leave them in the tray before rolling)")
 
 
 class TrayWatcher:
@@ -181,11 +191,12 @@ class TrayWatcher:
 
     def _camera(self, ok: bool, error: str = "") -> None:
         if ok != self.camera_ok:
-            text = ("Camera ready: dice are read as they settle." if self.camera_ok is None
-                    else "Camera is back: dice are read again.") if ok else \
-                f"Camera offline ({error}): enter rolls on the page or the panel until it returns."
+            template = (N_("Camera ready: dice are read as they settle.") if self.camera_ok is None
+                        else N_("Camera is back: dice are read again.")) if ok else \
+                N_("Camera offline ({error}): enter rolls on the page or the panel until it returns.")
             self.camera_ok = ok
-            self.table.notify(NoticeKind.CAMERA, status=CameraStatus.OK if ok else CameraStatus.LOST, text=text)
+            self.table.notify(NoticeKind.CAMERA, status=CameraStatus.OK if ok else CameraStatus.LOST,
+                              **worded(template, **({} if ok else {"error": error})))
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -253,15 +264,16 @@ class TrayWatcher:
             try:
                 self.table.submit(action.command, "camera")
             except IllegalCommand as exc:
-                self.table.notify(NoticeKind.DICE, status=DiceStatus.CHECK, text=f"Check the dice: {exc}",
-                                  seen=reading.faces)
+                # The engine's reason stays English on every page; the sentence around it is translated.
+                self.table.notify(NoticeKind.DICE, status=DiceStatus.CHECK, seen=reading.faces,
+                                  **worded(N_("Check the dice: {reason}"), reason=str(exc)))
             except (CompanionError, TimeoutError):
                 pass  # the table itself is in trouble; its own messages say so
         elif action.selected is not None:
             self.table.notify(NoticeKind.DICE, status=DiceStatus.SELECTED, seen=list(action.selected),
-                              text=f"Dice to roll again: {', '.join(action.selected)}.")
+                              **worded(N_("Dice to roll again: {faces}."), faces=list(action.selected)))
         elif action.check is not None:
-            self.table.notify(NoticeKind.DICE, status=DiceStatus.CHECK, text=action.check[0].upper() + action.check[1:],
-                              seen=reading.faces)
+            self.table.notify(NoticeKind.DICE, status=DiceStatus.CHECK, seen=reading.faces,
+                              **worded(N_("Check the dice: {reason}"), reason=action.words))
         return action
 

@@ -26,6 +26,8 @@ Config keys (all optional except TABLE):
   MAX_BODY     largest request body in bytes (default 16 KiB); larger gets 413
   STATUS       callable returning a dict shown as "status" in /api/info (demo, restarted, camera)
   COACH, DICE  the ZomBee coach's mode (off/tip/full, default tip) and the faces of the five dice
+  INVITE_URL   the address the Invite view's QR code gives (serve/run set the LAN address; default:
+               the address the phone used, or the LAN address when that was localhost)
   STATS_WARM_UP  digest the log's games for /stats in a background thread at start (default False)
 """
 
@@ -62,6 +64,7 @@ class WebContext:
     demo_press: Callable[[str, float], Any] | None
     demo_buttons: tuple[str, ...]
     status: Callable[[], dict] | None = None
+    started: float = 0.0  # when this server started: a page that sees it change knows of a restart
 
 
 def defaults() -> dict[str, Any]:
@@ -90,7 +93,7 @@ def defaults() -> dict[str, Any]:
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    from . import api, errors, hosts, insight, pages, stream
+    from . import api, errors, games, hosts, i18n, insight, invite, pages, stream
 
     app = Flask(__name__)
     app.config.update(defaults())
@@ -118,10 +121,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         demo_press=Holds(cfg["DEMO_PRESS"]) if cfg["DEMO_PRESS"] is not None else None,
         demo_buttons=tuple(cfg["DEMO_BUTTONS"]),
         status=cfg["STATUS"],
+        started=time.time(),
     )
     app.extensions["coaching"] = Coaching(cfg.get("COACH") or DEFAULT_MODE, cfg.get("DICE"))
+    i18n.install(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(insight.bp)
+    app.register_blueprint(games.bp)
+    app.register_blueprint(invite.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
     from . import camera  # the camera from the phone (its own blueprint)

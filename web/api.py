@@ -107,6 +107,7 @@ def info():
         **game_constants(),  # the rules' numbers and names, so the page keeps no copies
         overrides=c.pin is not None,
         status=c.status() if c.status else {},
+        started=c.started,  # added: compared by a page reconnecting after a restart
     )
 
 

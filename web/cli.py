@@ -16,7 +16,8 @@ def register(subparsers: Any) -> None:
         "serve",
         help="show the current game on every phone (web dashboard)",
         description="Serve the current game of the database to phones on the same network. "
-        f"The override PIN comes from --pin or ${PIN_ENV}; with neither a random one is printed.",
+        f"The override PIN comes from --pin or ${PIN_ENV}; with neither, the one kept in the data folder "
+        "(made at the first start) is printed.",
     )
     from companion.paths import default_db_path
 
@@ -24,7 +25,7 @@ def register(subparsers: Any) -> None:
                    help=f"game log (SQLite) to serve (default: $COMPANION_DB, else {default_db_path()})")
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (default: 0.0.0.0, every interface)")
     p.add_argument("--port", type=int, default=8000, help="TCP port (default: 8000)")
-    p.add_argument("--pin", default=None, help=f"override PIN (default: ${PIN_ENV}, else a random one)")
+    p.add_argument("--pin", default=None, help=f"override PIN (default: ${PIN_ENV}, else the one kept in the data folder)")
     p.add_argument("--max-phones", type=int, default=60, dest="max_streams", metavar="N",
                    help="open pages allowed at once; more are refused with 503 (default: 60)")
     p.add_argument("--allow-host", action="append", default=[], dest="allowed_hosts", metavar="NAME",
@@ -34,10 +35,14 @@ def register(subparsers: Any) -> None:
 
 
 def pin_from(args: argparse.Namespace, environ=os.environ, configured: str | None = None,
-             config_source: str = "the config file") -> tuple[str, bool]:
-    """(PIN, made_up): --pin, else $COMPANION_PIN, else the settings file's pin (`companion run`
-    passes it as `configured`), else a random six-digit PIN."""
+             config_source: str = "the config file") -> tuple[str, str | None]:
+    """(PIN, note): --pin, else $COMPANION_PIN, else the settings file's pin (`companion run`
+    passes it as `configured`), else the PIN kept in the data folder (made at the first start:
+    web.pinfile). The note is None for a given PIN, else where the PIN came from, for the banner."""
+    from companion.paths import data_dir
+
     from .auth import random_pin
+    from .pinfile import kept_pin, pin_path
 
     for pin, source in ((args.pin, "--pin"), (environ.get(PIN_ENV), PIN_ENV), (configured, config_source)):
         if pin is None:
@@ -50,17 +55,30 @@ def pin_from(args: argparse.Namespace, environ=os.environ, configured: str | Non
                              "a shorter one is guessed too soon by a phone at the table")
         if len(pin) > 64 or not pin.isprintable():
             raise ValueError(f"the PIN must be at most 64 printable characters (from {source})")
-        return pin, False
-    return random_pin(), True
+        return pin, None
+    folder = data_dir(environ)
+    try:
+        return kept_pin(folder), f"kept in {pin_path(folder)} for every start; --pin or {PIN_ENV} overrides it"
+    except OSError as exc:  # a read-only card: still a PIN, for this run
+        return random_pin(), (f"made up for this run: cannot keep it in {folder} "
+                              f"({getattr(exc, 'strerror', None) or exc}); set --pin or {PIN_ENV} to keep one")
 
 
-def banner(url: str, pin: str, made_up: bool, local_url: str | None = None) -> str:
+def banner(url: str, pin: str, made_up: str | bool | None, local_url: str | None = None,
+           also: tuple[str, ...] | list[str] = ()) -> str:
+    """What the terminal shows at start: the address (the LAN address), other names for it
+    (`also`: the `.local` name), the PIN and a QR code of the address."""
     from .serve import qr_text
 
     lines = [f"Table companion: open {url} on your phone (or scan the code below)."]
+    others = [u for u in also if u != url]
+    if others:
+        lines.append("Also: " + "  ".join(others))
     if local_url and local_url != url:
         lines.append(f"On this machine: {local_url}")
-    lines.append(f"Override PIN: {pin}" + ("  (made up for this run; set --pin or COMPANION_PIN to keep one)" if made_up else ""))
+    if made_up is True:
+        made_up = f"made up for this run; set --pin or {PIN_ENV} to keep one"
+    lines.append(f"Override PIN: {pin}" + (f"  ({made_up})" if made_up else ""))
     lines.append(qr_text(url))
     lines.append("Press Ctrl-C to stop.")
     return "\n".join(lines)
@@ -74,7 +92,7 @@ def handle(args: argparse.Namespace) -> int:
 
     from . import create_app
     from . import serve as web_serve
-    from .serve import page_url
+    from .serve import page_urls
 
     problem = web_serve.listen_problem(args.host, args.port)
     if problem:
@@ -104,7 +122,9 @@ def handle(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 1
         port = server.port
-        print(banner(page_url(args.host, port), pin, made_up, f"http://127.0.0.1:{port}/"), flush=True)
+        urls = page_urls(args.host, port)
+        app.config["INVITE_URL"] = urls[0]
+        print(banner(urls[0], pin, made_up, f"http://127.0.0.1:{port}/", urls[1:]), flush=True)
         server.serve_until_interrupted()
         return 0
     finally:

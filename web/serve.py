@@ -9,6 +9,8 @@ from typing import Any, Callable
 
 from waitress import create_server, wasyncore
 
+from .address import display_host, page_url, page_urls  # noqa: F401 - where serve and run look them up
+
 HEADROOM = 8  # threads beyond the stream cap, for page loads and commands
 
 
@@ -78,7 +80,10 @@ class ServerThread:
         self.server.task_dispatcher.shutdown(timeout=timeout)
         if self.thread.is_alive():
             sockets = getattr(self.server, "_map", None) or getattr(self.server, "map", {})
-            self.server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
+            try:
+                self.server.trigger.pull_trigger(lambda: wasyncore.close_all(sockets))
+            except OSError:  # the loop closed its trigger meanwhile: it is ending by itself
+                pass
             self.thread.join(timeout)
         if self.thread.is_alive():  # pragma: no cover - the loop did not stop
             self.server.close()
@@ -129,33 +134,6 @@ def listen_problem(host: str, port: int) -> str | None:
         reason = getattr(exc, "strerror", None) or exc
         return f"--host {host!r} is not an address or a name of this machine to listen on ({reason})"
     return None
-
-
-def display_host(host: str) -> str:
-    """The host name phones should use, found without sending anything on the network."""
-    if host not in ("0.0.0.0", "::", ""):
-        return host
-    try:
-        name = socket.gethostname()
-    except OSError:
-        name = ""
-    if not name or name == "localhost":
-        return "127.0.0.1"
-    try:  # /etc/hosts or the local resolver; a LAN address if the name maps to one
-        addresses = {info[4][0] for info in socket.getaddrinfo(name, None, socket.AF_INET)}
-    except OSError:
-        addresses = set()
-    lan = sorted(a for a in addresses if not a.startswith("127."))
-    if lan:
-        return lan[0]
-    return name if "." in name else f"{name}.local"  # mDNS name, as Raspberry Pi OS announces it
-
-
-def page_url(host: str, port: int) -> str:
-    shown = display_host(host)
-    if ":" in shown:
-        shown = f"[{shown}]"
-    return f"http://{shown}:{port}/"
 
 
 def qr_text(url: str) -> str:

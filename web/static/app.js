@@ -9,6 +9,9 @@
   let retryTimer = null;
   let heartbeatS = 5;
   let lastMessage = Date.now();
+  let started = null; // when the server we talk to started (/api/info): another value means it restarted
+  let everOpen = false;
+  TC.current = () => current;
 
   function key(s) {
     return s ? `${s.game_id}:${s.seq}` : "none";
@@ -21,10 +24,11 @@
     current = state || null;
     TC.show("chart-card", !!current);
     TC.show("zombee", !!current && current.game === "zombee");
+    TC.show("zombee-more", !!current && current.game === "zombee");
     TC.show("zoo", !!current && current.game === "zoo");
     if (!current) {
-      $("now-main").textContent = "No game yet";
-      $("now-sub").textContent = "Set one up under Overrides below, with the PIN shown on the companion.";
+      $("now-main").textContent = TC.t("No game yet");
+      $("now-sub").textContent = TC.t("Set one up under Overrides below, with the PIN shown on the companion.");
       $("setup").open = true;
     } else if (current.game === "zombee") {
       TC.renderZombee(current);
@@ -32,15 +36,17 @@
       TC.renderZoo(current);
     }
     TC.renderCoach(current);
+    if (TC.panelGame) TC.panelGame(current && current.game);
     if (changed) {
       showAlert("alert-dice", "");
       TC.renderControls(current);
       TC.chartPush(current);
     }
     $("footer").textContent = current
-      ? `Game ${current.game_id} · move ${current.seq} · updated ${new Date().toLocaleTimeString()}`
+      ? TC.t("Game {id} · move {seq} · updated {time}", { id: current.game_id, seq: current.seq, time: new Date().toLocaleTimeString(TC.lang) })
       : "";
     document.body.dataset.seq = current ? String(current.seq) : "";
+    document.body.dataset.game = current ? String(current.game_id) : "";
   };
 
   function onState(event) {
@@ -50,7 +56,25 @@
     if (msg.initial && msg.state && !$("events").children.length) loadHistory();
     // Each stream carries a state once, so its events are new even if our own
     // command's answer already put that state on screen.
-    if (!msg.initial) for (const e of msg.events || []) TC.addEvent(e.text, e.kind);
+    if (!msg.initial) for (const e of msg.events || []) TC.addEvent(TC.eventText(e), e.kind);
+    if (!msg.initial) showMoment(msg.events);
+    if (!msg.initial && msg.source === "panel") TC.panelTaken(msg.events);
+    if (!msg.initial && (!msg.command || msg.command.cmd === "new_game")) TC.loadUnfinished();
+  }
+
+  /* A banner for the moments everyone should notice; screen readers hear it at once. */
+  let momentTimer = null;
+  function showMoment(events) {
+    const m = TC.moments(events);
+    if (!m.texts.length) return;
+    const node = $("moment");
+    node.textContent = m.texts.join(" ");
+    node.className = "moment" + (m.big ? " moment-big" : "");
+    node.dataset.kinds = m.kinds.join(" ");
+    node.hidden = false;
+    clearTimeout(momentTimer);
+    momentTimer = setTimeout(() => { node.hidden = true; }, m.big ? 10000 : 6000);
+    node.onclick = () => { node.hidden = true; }; // a tap puts it away
   }
 
   /* What happened before this page opened: the last accepted commands, in short words. */
@@ -60,7 +84,7 @@
       if ($("events").children.length) return;
       for (const r of log.records.slice(-6)) {
         const at = new Date(r.time * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-        TC.addEvent(`${at} ${TC.describe(r.command)} (${r.source})`, "history");
+        TC.addEvent(`${at} ${TC.describe(r.command)} (${TC.sourceWords(r.source)})`, "history");
       }
     } catch (err) {
       /* offline: new events still arrive */
@@ -70,7 +94,9 @@
   function onRefused(event) {
     lastMessage = Date.now();
     const msg = JSON.parse(event.data);
-    TC.addEvent(msg.error + (msg.source ? ` (from ${msg.source})` : ""), "refused");
+    const words = TC.refusalWords(msg.error, msg.command, current);
+    TC.addEvent(words + (msg.source ? ` (${TC.sourceWords(msg.source)})` : ""), "refused");
+    if (msg.source === "panel") TC.panelRefused(words);
   }
 
   /* Lasting conditions (a restart, a lost camera, dice to check) stay on top until they end. */
@@ -83,11 +109,12 @@
     lastMessage = Date.now();
     const msg = JSON.parse(event.data);
     // Notices without words (the dice settling) are for the panel's LEDs, not for people.
-    if (msg.text || msg.message) TC.addEvent(msg.text || msg.message, "notice");
-    if (msg.kind === "restart") showAlert("alert-restart", msg.text);
-    if (msg.kind === "camera") showAlert("alert-camera", msg.status === "lost" ? msg.text : "");
-    if (msg.kind === "dice") showAlert("alert-dice", msg.status === "check" ? msg.text : "");
+    if (msg.text || msg.message) TC.addEvent(TC.eventText(msg) || msg.message, "notice");
+    if (msg.kind === "restart") showAlert("alert-restart", TC.eventText(msg));
+    if (msg.kind === "camera") showAlert("alert-camera", msg.status === "lost" ? TC.eventText(msg) : "");
+    if (msg.kind === "dice") showAlert("alert-dice", msg.status === "check" ? TC.eventText(msg) : "");
     if (msg.kind === "coach" && TC.coachSwitched) TC.coachSwitched(msg);
+    if (msg.kind === "panel" && TC.panelNotice) TC.panelNotice(msg);
   }
 
   function showStatus(status) {
@@ -95,7 +122,7 @@
       const at = new Date(status.started * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
       showAlert("alert-restart", `The companion restarted at ${at}; the game continues where it stood.`);
     }
-    if (status.camera === "lost") showAlert("alert-camera", "Camera offline: enter rolls on the page or the panel.");
+    if (status.camera === "lost") showAlert("alert-camera", TC.t("Camera offline: enter rolls on the page or the panel."));
   }
 
   /* While the stream is live it brings every state, our own commands' included. */
@@ -104,18 +131,20 @@
   };
 
   function offline() {
-    TC.setStatus("offline", "Offline · retrying");
+    TC.setStatus("offline", TC.t("Offline · retrying"));
   }
 
   function connect() {
     clearTimeout(retryTimer);
     if (source) source.close();
-    TC.setStatus("connecting", "Connecting…");
+    TC.setStatus("connecting", TC.t("Connecting…"));
     source = new EventSource("/events");
     source.addEventListener("open", () => {
       retryMs = 1000;
       lastMessage = Date.now();
-      TC.setStatus("live", "Live");
+      TC.setStatus("live", TC.t("Live"));
+      if (everOpen) checkRestart();
+      everOpen = true;
     });
     source.addEventListener("state", onState);
     source.addEventListener("refused", onRefused);
@@ -153,12 +182,30 @@
     }
   }
 
+  /* Back after a break: if the server started anew meanwhile, say so (a page open across a restart). */
+  async function checkRestart() {
+    try {
+      const info = await (await fetch("/api/info", { cache: "no-store" })).json();
+      if (started !== null && info.started !== started) {
+        const at = new Date(info.started * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+        showAlert("alert-restart", TC.t("The companion restarted at {time}; this page has caught up with the game.", { time: at }));
+        TC.addEvent(TC.t("The companion restarted at {time}.", { time: at }), "notice");
+        TC.info = info;
+        TC.renderPanel(info);
+      }
+      started = info.started;
+    } catch (err) {
+      /* still away: the next reconnect asks again */
+    }
+  }
+
   /* The rules' constants come first: every state is drawn with them. */
   async function loadInfo() {
     for (;;) {
       try {
         const info = await (await fetch("/api/info", { cache: "no-store" })).json();
         TC.info = info;
+        started = info.started === undefined ? null : info.started;
         heartbeatS = info.heartbeat_s || heartbeatS;
         TC.renderPanel(info);
         showStatus(info.status || {});
@@ -173,6 +220,7 @@
   document.addEventListener("DOMContentLoaded", async () => {
     TC.initOverrides();
     await loadInfo();
+    TC.loadUnfinished();
     connect();
     setInterval(watchdog, 5000);
     window.addEventListener("online", connect);

@@ -56,9 +56,9 @@
 
   function draw() {
     const box = clear($("chart"));
-    $("chart-title").textContent = data && data.game === "zoo" ? "Score over time" : "Honey per player over turns";
+    $("chart-title").textContent = data && data.game === "zoo" ? TC.t("Score over time") : TC.t("Honey per player over turns");
     if (!data || !data.points.length) {
-      box.append(el("p", { class: "muted", text: "Nothing to draw yet." }));
+      box.append(el("p", { class: "muted", text: TC.t("Nothing to draw yet.") }));
       return;
     }
     const [pts, caption] = series();
@@ -67,7 +67,7 @@
     const sx = (x) => L + (x / maxX) * (W - L - R);
     const sy = (y) => H - B - (y / maxY) * (H - T - B);
     const svg = el("svg:svg", { viewBox: `0 0 ${W} ${H}`, class: "chart-svg", role: "img",
-      "aria-label": `${data.game === "zoo" ? "Score" : "Honey"} per player: ` +
+      "aria-label": (data.game === "zoo" ? TC.t("Score per player:") : TC.t("Honey per player:")) + " " +
         data.players.map((n, i) => `${n} ${pts[pts.length - 1].values[i]}`).join(", ") });
     const step = Math.max(1, Math.ceil(maxY / 4));
     for (let y = 0; y <= maxY; y += step) {
@@ -75,7 +75,8 @@
         el("svg:text", { x: L - 6, y: sy(y) + 4, class: "tick", "text-anchor": "end" }, String(y)));
     }
     svg.append(el("svg:text", { x: (L + W - R) / 2, y: H - 8, class: "tick", "text-anchor": "middle" },
-      `${caption} (${caption === "minutes" ? Math.round(maxX) : pts.length - 1})`));
+      caption === "minutes" ? TC.t("minutes ({n})", { n: Math.round(maxX) })
+        : caption === "moves" ? TC.t("moves ({n})", { n: pts.length - 1 }) : TC.t("turns ({n})", { n: pts.length - 1 })));
     const labels = [];
     data.players.forEach((name, i) => {
       const color = COLORS[i % COLORS.length];

@@ -5,7 +5,8 @@
 
 (function (TC) {
   const { el, $, clear } = TC;
-  const NAMES = { bee: "Bee", honey: "Honey", zzz: "Zzz", zombee: "ZomBee" };
+  const NAMES = { bee: TC.t("Bee"), honey: TC.t("Honey"), zzz: "Zzz", zombee: "ZomBee" };
+  const PLURALS = { bee: TC.t("Bees"), honey: TC.t("Honeys"), zzz: TC.t("Zzzs"), zombee: TC.t("ZomBees") };
   const FACES = ["bee", "honey", "zzz", "zombee"];
   let settings = null; // {mode, modes, faces, source}
   let shown = null; // the state whose coach is on screen
@@ -18,21 +19,25 @@
   function dice(reroll) {
     const parts = FACES.filter((f) => reroll.includes(f)).map((f) => {
       const n = reroll.filter((g) => g === f).length;
-      return n > 1 ? `the ${n} ${NAMES[f]}s` : `the ${NAMES[f]}`;
+      return n > 1 ? TC.t("the {n} {faces}", { n, faces: PLURALS[f] }) : TC.t("the {face}", { face: NAMES[f] });
     });
-    return parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}` : parts[0];
+    return parts.length > 1 ? parts.slice(0, -1).join(", ") + TC.t(" and ") + parts[parts.length - 1] : parts[0];
   }
 
   /* The one thing choosing `a` instead of `b` changes most, in words: the honey chance,
      else the player's own flowers, else the others' (the table has the rest). */
   function effects(a, b) {
     if (Math.abs(a.p_three_honey - b.p_three_honey) >= 0.05) {
-      return `honey chance ${pct(b.p_three_honey)} → ${pct(a.p_three_honey)}`;
+      return TC.t("honey chance {before} → {after}", { before: pct(b.p_three_honey), after: pct(a.p_three_honey) });
     }
-    for (const [d, whom] of [[a.own_flips - b.own_flips, "you"], [a.others_flips - b.others_flips, "the others"]]) {
+    for (const [d, own] of [[a.own_flips - b.own_flips, true], [a.others_flips - b.others_flips, false]]) {
       if (Math.abs(d) < 0.05) continue;
       const n = num(Math.abs(d));
-      return `${n} ${d < 0 ? "fewer" : "more"} flower${n === "1" ? "" : "s"} for ${whom} on average`;
+      const one = n === "1";
+      if (own && d < 0) return one ? TC.t("1 fewer flower for you on average") : TC.t("{n} fewer flowers for you on average", { n });
+      if (own) return one ? TC.t("1 more flower for you on average") : TC.t("{n} more flowers for you on average", { n });
+      if (d < 0) return one ? TC.t("1 fewer flower for the others on average") : TC.t("{n} fewer flowers for the others on average", { n });
+      return one ? TC.t("1 more flower for the others on average") : TC.t("{n} more flowers for the others on average", { n });
     }
     return "";
   }
@@ -42,24 +47,25 @@
     const stop = c.options[0];
     if (c.best !== 0) {
       const why = effects(best, stop);
-      return `Best: roll ${dice(best.reroll)} again${why ? ": " + why : ""}`;
+      return why ? TC.t("Best: roll {dice} again: {why}", { dice: dice(best.reroll), why })
+        : TC.t("Best: roll {dice} again", { dice: dice(best.reroll) });
     }
     let next = null;
     c.options.forEach((o, i) => { if (i && (!next || o.value > next.value)) next = o; });
     const why = next ? effects(next, stop) : "";
-    return `Best: stop now${why ? ` (rolling ${dice(next.reroll)} again: ${why})` : ""}`;
+    return why ? TC.t("Best: stop now (rolling {dice} again: {why})", { dice: dice(next.reroll), why }) : TC.t("Best: stop now");
   }
 
   function table(c) {
     const body = el("tbody");
     c.options.forEach((o, i) => {
       body.append(el("tr", { class: i === c.best ? "best" : null },
-        el("th", { scope: "row", text: (i === c.best ? "★ " : "") + (o.reroll.length ? o.reroll.map((f) => NAMES[f]).join(", ") : "Stop") }),
+        el("th", { scope: "row", text: (i === c.best ? "★ " : "") + (o.reroll.length ? o.reroll.map((f) => NAMES[f]).join(", ") : TC.t("Stop")) }),
         el("td", { text: pct(o.p_three_honey) }), el("td", { text: o.own_flips.toFixed(2) }),
         el("td", { text: o.others_flips.toFixed(2) }), el("td", { text: signed(o.value) })));
     });
     return el("div", { class: "table-wrap" }, el("table", { class: "coach-table" },
-      el("thead", {}, el("tr", {}, ...["Roll again", "3+ honey", "Your flips", "Others'", "Value"].map(
+      el("thead", {}, el("tr", {}, ...[TC.t("Roll again"), TC.t("3+ honey"), TC.t("Your flips"), TC.t("Others'"), TC.t("Value")].map(
         (t) => el("th", { scope: "col", text: t })))), body));
   }
 
@@ -96,16 +102,17 @@
       b.setAttribute("aria-pressed", String(b.dataset.mode === settings.mode));
     }
     const f = settings.faces;
-    $("coach-faces").textContent = `The coach assumes (${settings.source === "observed" ? "as the dice have shown" : "from the settings"}): ` +
+    $("coach-faces").textContent = (settings.source === "observed" ? TC.t("The coach assumes (as the dice have shown):")
+      : TC.t("The coach assumes (from the settings):")) + " " +
       FACES.map((k) => `${NAMES[k]} ${pct(f[k])}`).join(", ");
   }
 
   async function change(body) {
-    say("Sending…", "pending");
+    say(TC.t("Sending…"), "pending");
     const answer = await TC.post("/api/coach", body, say);
     if (!answer) return;
     settings = answer;
-    say("Done.", "ok");
+    say(TC.t("Done."), "ok");
     showSettings();
     await reloadState(); // the figures shown were made with the old setting (or not at all while off)
     if ("faces" in body) loadDiceStats();
@@ -140,8 +147,18 @@
         el("td", { text: `${pct(s.low)}–${pct(s.high)}` }), el("td", { text: pct(s.assumed) })));
     }
     return el("div", { class: "table-wrap" }, el("table", { class: "coach-table" },
-      el("thead", {}, el("tr", {}, ...["Face", "Count", "Seen", "95% interval", "Assumed"].map(
+      el("thead", {}, el("tr", {}, ...[TC.t("Face"), TC.t("Count"), TC.t("Seen"), TC.t("Interval (95%)"), TC.t("Assumed")].map(
         (t) => el("th", { scope: "col", text: t })))), body));
+  }
+
+  /* companion.dice_stats.verdict's sentence, in the page's language. */
+  function verdict(d) {
+    const t = d.test;
+    if (!d.dice) return TC.t("No first rolls in the log yet.");
+    if (!t.enough_data) return TC.t("Too few rolls to test yet ({n} dice): each face should be expected at least 5 times.", { n: d.dice });
+    const p = Number(t.p_value.toPrecision(3));
+    if (t.differ) return TC.t("The dice differ from what the coach assumes (p = {p} < {alpha}): the coach can use the observed chances.", { p, alpha: t.alpha });
+    return TC.t("No evidence that the dice differ from what the coach assumes (p = {p}).", { p });
   }
 
   async function loadDiceStats() {
@@ -155,18 +172,18 @@
     showSettings();
     draw();
     const box = clear($("dice-stats"));
-    box.append(el("p", { class: "muted", text: `From the first roll of each turn: ${d.rolls} rolls, ${d.dice} dice.` }));
+    box.append(el("p", { class: "muted", text: TC.t("From the first roll of each turn: {rolls} rolls, {dice} dice.", { rolls: d.rolls, dice: d.dice }) }));
     if (d.dice) box.append(diceTable(d));
     const t = d.test;
     if (t.p_value !== null) {
-      box.append(el("p", { class: "muted", text: `Chi-square ${t.statistic.toFixed(2)} (${t.df} degrees of freedom), p = ${t.p_value.toPrecision(3)}` }));
+      box.append(el("p", { class: "muted", text: TC.t("Chi-square {x} ({df} degrees of freedom), p = {p}", { x: t.statistic.toFixed(2), df: t.df, p: t.p_value.toPrecision(3) }) }));
     }
-    box.append(el("p", { class: "verdict", text: d.verdict }));
+    box.append(el("p", { class: "verdict", text: verdict(d) }));
     if (settings.source === "observed") {
-      box.append(el("button", { type: "button", onclick: () => change({ faces: "settings" }) }, "Coach: use the settings' dice again"));
+      box.append(el("button", { type: "button", onclick: () => change({ faces: "settings" }) }, TC.t("Coach: use the settings' dice again")));
     } else if (t.differ) {
       box.append(el("button", { type: "button", class: "primary", onclick: () => change({ faces: "observed" }) },
-        "Let the coach use the observed chances"));
+        TC.t("Let the coach use the observed chances")));
     }
   }
 

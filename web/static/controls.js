@@ -23,9 +23,9 @@
     };
     return el("div", { class: "counter" },
       el("span", { class: "counter-face" }, icon(face, 28), el("span", { text: TC.LABELS[face] })),
-      el("button", { type: "button", class: "btn small", "aria-label": `one ${TC.LABELS[face]} less`, onclick: change(-1) }, "−"),
+      el("button", { type: "button", class: "btn small", "aria-label": TC.t("one {face} less", { face: TC.LABELS[face] }), onclick: change(-1) }, "−"),
       out,
-      el("button", { type: "button", class: "btn small", "aria-label": `one ${TC.LABELS[face]} more`, onclick: change(+1) }, "+"));
+      el("button", { type: "button", class: "btn small", "aria-label": TC.t("one {face} more", { face: TC.LABELS[face] }), onclick: change(+1) }, "+"));
   }
 
   function wanted() {
@@ -47,7 +47,7 @@
     const need = wanted();
     const allowed = draft.first || need === 0 || pickIsLegal();
     const hint = $("roll-hint");
-    if (hint) hint.textContent = allowed ? `${total} of ${need} dice entered` : "The rules do not let these dice be picked up together.";
+    if (hint) hint.textContent = allowed ? TC.t("{n} of {need} dice entered", { n: total, need }) : TC.t("The rules do not let these dice be picked up together.");
     const go = $("roll-go");
     if (go) go.disabled = total !== need || need === 0 || !allowed;
   }
@@ -80,14 +80,14 @@
           } }, icon(d.face, 32), el("span", { class: "die-label", text: TC.LABELS[d.face] }));
         row.append(b);
       });
-      box.append(el("h3", { text: "1. Tap the dice picked up again" }), row);
+      box.append(el("h3", { text: TC.t("1. Tap the dice picked up again") }), row);
     }
-    box.append(el("h3", { text: draft.first ? "What the five dice show" : "2. What they show now" }));
+    box.append(el("h3", { text: draft.first ? TC.t("What the five dice show") : TC.t("2. What they show now") }));
     box.append(el("div", { class: "counters" }, ...TC.info.faces.map(counter)));
     box.append(el("p", { class: "muted", id: "roll-hint" }));
     const actions = el("div", { class: "row" },
-      el("button", { type: "button", class: "btn primary", id: "roll-go", onclick: sendRoll }, "Enter roll"));
-    if (TC.legalOf(s, "stop").length) actions.append(button("Stop rolling", () => TC.send({ cmd: "stop" })));
+      el("button", { type: "button", class: "btn primary", id: "roll-go", onclick: sendRoll }, TC.t("Enter roll")));
+    if (TC.legalOf(s, "stop").length) actions.append(button(TC.t("Stop rolling"), () => TC.send({ cmd: "stop" })));
     box.append(actions);
     setTimeout(updateRollHint, 0);
     return box;
@@ -106,15 +106,22 @@
     const flips = TC.legalOf(s, "flip");
     const chooses = TC.legalOf(s, "choose");
     if (TC.legalOf(s, "roll").length) {
-      box.append(el("h3", { class: "for", text: `Enter for ${s.active}` }), rollForm(s));
+      box.append(el("h3", { class: "for", text: TC.t("Enter for {name}", { name: s.active }) }), rollForm(s));
     } else if (flips.length) {
-      box.append(el("h3", { class: "for", text: `Flower turned over by ${s.pending}` }),
+      box.append(el("h3", { class: "for", text: TC.t("Flower turned over by {name}", { name: s.pending }) }),
         el("div", { class: "row" }, ...flips.map((m) => iconButton(m.result, TC.LABELS[m.result], () => TC.send(m)))));
     } else if (chooses.length) {
-      box.append(el("h3", { class: "for", text: `${s.pending} chooses who turns over a flower` }),
+      box.append(el("h3", { class: "for", text: TC.t("{name} chooses who turns over a flower", { name: s.pending }) }),
         el("div", { class: "row" }, ...chooses.map((m) => button(m.player, () => TC.send(m)))));
     }
-    box.append(el("div", { class: "row" }, button("Undo last move", () => TC.send({ cmd: "undo" }), "warn")));
+    box.append(undoRow(s));
+  }
+
+  /* Undo asks first (TC.askUndo); it is offered only when the engine would take it (can_undo). */
+  function undoRow(s) {
+    const b = button(TC.t("Undo last move"), () => TC.askUndo(b), "warn");
+    b.disabled = !s.can_undo;
+    return el("div", { class: "row" }, b);
   }
 
   function zooControls(s) {
@@ -126,23 +133,25 @@
     const who = () => zooPlayer;
     const count = el("input", { id: "zoo-count", type: "number", min: 1, max: 50, value: 1, inputmode: "numeric" });
     const locks = [...new Set(TC.legalOf(s, "collect_lock").map((m) => m.lock))]; // still on the board
+    const cleared = button(TC.t("Animals cleared"), () => TC.ask(cleared.closest(".row"),
+      TC.t("Every Zombie Gorilla and Monkey is off the board? This ends the game."), TC.t("Yes, animals cleared"),
+      () => TC.send({ cmd: "animals_cleared" })), "animals-cleared");
     const lock = el("select", { id: "zoo-lock", disabled: !locks.length },
       ...locks.map((k) => el("option", { value: k }, TC.lockName(k))));
     box.append(
-      el("div", { class: "row" }, el("label", { for: "zoo-player", text: "Hero" }), select),
-      el("div", { class: "row" }, el("label", { for: "zoo-count", text: "Kills" }), count,
-        button("Add kills", () => TC.send({ cmd: "kill", player: who(), count: parseInt(count.value, 10) || 1 }), "primary")),
-      el("div", { class: "row" }, el("span", { class: "row-label", text: "Life" }),
-        button("−1 life", () => TC.send({ cmd: "life", player: who(), delta: -1 })),
-        button("+1 life", () => TC.send({ cmd: "life", player: who(), delta: 1 }))),
-      el("div", { class: "row" }, el("span", { class: "row-label", text: "Bullets" }),
-        button("−1 bullet", () => TC.send({ cmd: "bullets", player: who(), delta: -1 })),
-        button("+1 bullet", () => TC.send({ cmd: "bullets", player: who(), delta: 1 }))),
-      el("div", { class: "row" }, el("label", { for: "zoo-lock", text: "Lock" }), lock,
-        button("Collect", () => TC.send({ cmd: "collect_lock", player: who(), lock: lock.value }))),
-      el("div", { class: "row" },
-        button("Animals cleared", () => TC.send({ cmd: "animals_cleared" })),
-        button("Undo last move", () => TC.send({ cmd: "undo" }), "warn")));
+      el("div", { class: "row" }, el("label", { for: "zoo-player", text: TC.t("Hero") }), select),
+      el("div", { class: "row" }, el("label", { for: "zoo-count", text: TC.t("Kills") }), count,
+        button(TC.t("Add kills"), () => TC.send({ cmd: "kill", player: who(), count: parseInt(count.value, 10) || 1 }), "primary")),
+      el("div", { class: "row" }, el("span", { class: "row-label", text: TC.t("Life") }),
+        button(TC.t("−1 life"), () => TC.send({ cmd: "life", player: who(), delta: -1 })),
+        button(TC.t("+1 life"), () => TC.send({ cmd: "life", player: who(), delta: 1 }))),
+      el("div", { class: "row" }, el("span", { class: "row-label", text: TC.t("Bullets") }),
+        button(TC.t("−1 bullet"), () => TC.send({ cmd: "bullets", player: who(), delta: -1 })),
+        button(TC.t("+1 bullet"), () => TC.send({ cmd: "bullets", player: who(), delta: 1 }))),
+      el("div", { class: "row" }, el("label", { for: "zoo-lock", text: TC.t("Lock") }), lock,
+        button(TC.t("Collect"), () => TC.send({ cmd: "collect_lock", player: who(), lock: lock.value }))),
+      el("div", { class: "row" }, ...(TC.legalOf(s, "animals_cleared").length ? [cleared] : [])),
+      undoRow(s));
   }
 
   TC.renderControls = function (s) {

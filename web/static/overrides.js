@@ -1,5 +1,5 @@
-/* The PIN (kept in this phone's local storage), sending overrides, the new-game form
-   and the virtual panel of demo mode. */
+/* The PIN (kept in this phone's local storage), sending overrides and the new-game form
+   (the virtual panel is panel.js). */
 "use strict";
 
 (function (TC) {
@@ -27,8 +27,8 @@
   function showPinState() {
     const has = !!TC.pin();
     $("pin-state").textContent = has
-      ? "PIN saved on this phone. Clear the field and save to forget it."
-      : "Enter the PIN shown on the companion to change the game from this phone.";
+      ? TC.t("PIN saved on this phone. Clear the field and save to forget it.")
+      : TC.t("Enter the PIN shown on the companion to change the game from this phone.");
     $("overrides").classList.toggle("unlocked", has);
   }
 
@@ -48,7 +48,7 @@
     try {
       response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), cache: "no-store" });
     } catch (err) {
-      say("Not sent: the companion cannot be reached.", "error");
+      say(TC.t("Not sent: the companion cannot be reached."), "error");
       return null;
     }
     let data = null;
@@ -60,30 +60,28 @@
     const reason = (data && data.error) || response.statusText;
     if (response.ok) return data || {};
     if (response.status === 401) {
-      say(pin ? "The PIN was not accepted. Check it and save it again." : "Enter the override PIN first.", "error");
+      say(pin ? TC.t("The PIN was not accepted. Check it and save it again.") : TC.t("Enter the override PIN first."), "error");
     } else if (response.status === 429) {
       const wait = response.headers.get("Retry-After");
-      say(`Too many wrong PINs from this phone. Try again${wait ? ` in ${wait} s` : " later"}.`, "error");
+      say(wait ? TC.t("Too many wrong PINs from this phone. Try again in {n} s.", { n: wait })
+        : TC.t("Too many wrong PINs from this phone. Try again later."), "error");
+    } else if (response.status === 400 && url === "/api/commands") {
+      say(TC.refusalWords(reason, body, TC.current && TC.current()), "error"); // a sentence, not the API's detail
     } else {
-      say("Refused: " + reason, "error");
+      say(TC.t("Refused: {reason}", { reason: TC.plainReason(reason) }), "error");
     }
     return null;
   }
   TC.post = post; // (url, body, say): the PIN-protected POSTs of other parts of the page
 
   TC.send = async function (cmd) {
-    message("Sending…", "pending");
+    message(TC.t("Sending…"), "pending");
     const state = await post("/api/commands", cmd);
     if (state) {
-      message("Done.", "ok");
+      message(TC.t("Done."), "ok");
       if (!TC.streamLive()) TC.applyState(state); // else the stream shows it, in order with the others
     }
     return state;
-  };
-
-  TC.press = async function (button, holdS) {
-    const done = await post("/api/demo/press", { button, hold_s: holdS });
-    if (done) message(`Pressed ${button}${holdS ? ` (held ${holdS.toFixed(1)} s)` : ""}.`, "ok");
   };
 
   function newGame(event) {
@@ -92,9 +90,10 @@
     const players = $("ng-players").value.split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
     const cmd = { cmd: "new_game", game, players };
     if (game === "zombee") cmd.variant = $("ng-variant").value;
-    TC.send(cmd).then((state) => {
+    TC.guardNewGame(() => TC.send(cmd).then((state) => {
       if (state) $("setup").open = false;
-    });
+      TC.loadUnfinished();
+    }));
   }
 
   function variantVisibility() {
@@ -102,24 +101,6 @@
     $("ng-variant").hidden = !zb;
     $("ng-variant-label").hidden = !zb;
   }
-
-  TC.renderPanel = function (info) {
-    TC.show("panel", !!(info && info.demo));
-    if (!info || !info.demo) return;
-    const box = clear($("panel-buttons"));
-    for (const name of info.buttons) {
-      let downAt = 0;
-      const b = el("button", { type: "button", class: "btn panel-btn" }, name);
-      b.addEventListener("pointerdown", () => { downAt = performance.now(); });
-      b.addEventListener("click", () => {
-        const held = downAt ? (performance.now() - downAt) / 1000 : 0;
-        downAt = 0;
-        TC.press(name, held >= 0.6 ? Math.min(held, 10) : 0);
-      });
-      b.addEventListener("contextmenu", (e) => e.preventDefault()); // a long press must not open a menu
-      box.append(b);
-    }
-  };
 
   TC.initOverrides = function () {
     $("pin-input").value = TC.pin();

@@ -21,7 +21,7 @@
   function bars(id, players, value, label, kind) {
     const box = clear($(id));
     if (!players.length) {
-      box.append(el("p", { class: "muted", text: "No games yet." }));
+      box.append(el("p", { class: "muted", text: TC.t("No games yet.") }));
       return;
     }
     const rowH = 24, nameW = 96, figW = 84;
@@ -43,7 +43,7 @@
     const box = clear($("st-honey"));
     const shown = players.filter((p) => p.honey.length).sort((a, b) => b.zombee_games - a.zombee_games).slice(0, MAX_LINES);
     if (!shown.length) {
-      box.append(el("p", { class: "muted", text: "No finished ZomBee games yet." }));
+      box.append(el("p", { class: "muted", text: TC.t("No finished ZomBee games yet.") }));
       return;
     }
     const H = 190, L = 30, R = 12, T = 10, B = 26;
@@ -53,14 +53,14 @@
     const sx = (t) => L + ((t - t0) / (t1 - t0)) * (W - L - R);
     const sy = (y) => H - B - (y / maxY) * (H - T - B);
     const svg = el("svg:svg", { viewBox: `0 0 ${W} ${H}`, class: "chart-svg stats-lines", role: "img",
-      "aria-label": "Honey taken so far: " + shown.map((p) => `${p.player} ${p.honey_taken}`).join(", ") });
+      "aria-label": TC.t("Honey taken so far:") + " " + shown.map((p) => `${p.player} ${p.honey_taken}`).join(", ") });
     const step = Math.max(1, Math.ceil(maxY / 4));
     for (let y = 0; y <= maxY; y += step) {
       svg.append(el("svg:line", { x1: L, x2: W - R, y1: sy(y), y2: sy(y), class: "grid" }),
         el("svg:text", { x: L - 6, y: sy(y) + 4, class: "tick", "text-anchor": "end" }, String(y)));
     }
     svg.append(el("svg:text", { x: (L + W - R) / 2, y: H - 6, class: "tick", "text-anchor": "middle" },
-      `ZomBee games, oldest to newest (${t1})`));
+      TC.t("ZomBee games, oldest to newest ({n})", { n: t1 })));
     const legend = el("ul", { class: "legend" });
     shown.forEach((p, i) => {
       const color = COLORS[i % COLORS.length];
@@ -76,10 +76,11 @@
   }
 
   function render(s) {
-    $("st-summary").textContent = `${s.games} finished games: ${s.zombee_games} ZomBee, ${s.zoo_games} Zombie Zoo` +
-      (s.unfinished ? ` (${s.unfinished} not finished, not counted)` : "") + `. ${s.players.length} players.`;
+    $("st-summary").textContent = TC.t("{n} finished games: {zombee} ZomBee, {zoo} Zombie Zoo", { n: s.games, zombee: s.zombee_games, zoo: s.zoo_games }) +
+      (s.unfinished ? " " + TC.t("({n} not finished, not counted)", { n: s.unfinished }) : "") + ". " +
+      TC.t("{n} players.", { n: s.players.length });
     rows("st-players", s.players, (p) => [p.games, p.wins, pct(p.win_rate)]);
-    bars("st-winrate", s.players, (p) => p.win_rate, (p) => `${pct(p.win_rate)} of ${p.games}`);
+    bars("st-winrate", s.players, (p) => p.win_rate, (p) => TC.t("{rate} of {n}", { rate: pct(p.win_rate), n: p.games }));
     const zb = s.players.filter((p) => p.zombee_games);
     TC.show("st-zombee-card", zb.length > 0);
     rows("st-zombee", zb, (p) => [p.zombee_games, p.honey_taken, p.flowers_turned, p.zombees_revealed, p.rounds_won]);
@@ -95,7 +96,7 @@
       const response = await fetch("/api/stats", { cache: "no-store" });
       render(await response.json());
     } catch (err) {
-      $("st-summary").textContent = "The statistics cannot be loaded: the companion cannot be reached.";
+      $("st-summary").textContent = TC.t("The statistics cannot be loaded: the companion cannot be reached.");
     }
   });
 })(window.TC);

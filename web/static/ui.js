@@ -34,7 +34,7 @@ window.TC = window.TC || {};
   /* The legal moves of one kind that the engine published with the state (see docs/state.md). */
   TC.legalOf = (s, cmd) => ((s && s.legal) || []).filter((m) => m.cmd === cmd);
 
-  TC.lockName = (key) => (TC.info.lock_names && TC.info.lock_names[key]) || key;
+  TC.lockName = (key) => (TC.info.lock_names && TC.info.lock_names[key] ? TC.t(TC.info.lock_names[key]) : key);
 
   TC.possessive = (name) => (name.endsWith("s") ? name + "’" : name + "’s");
 
@@ -72,7 +72,7 @@ window.TC = window.TC || {};
       '<text x="20" y="31" text-anchor="middle" font-family="sans-serif" font-weight="bold" font-size="11" fill="#fff">G</text>',
   };
 
-  TC.LABELS = { bee: "Bee", honey: "Honey", zzz: "Zzz", zombee: "ZomBee", question: "Question mark", flower: "Face down" };
+  TC.LABELS = { bee: TC.t("Bee"), honey: TC.t("Honey"), zzz: "Zzz", zombee: "ZomBee", question: TC.t("Question mark"), flower: TC.t("Face down") };
 
   TC.icon = function (kind, size) {
     const px = size || 40;
@@ -98,7 +98,7 @@ window.TC = window.TC || {};
   TC.addEvent = function (text, kind) {
     const list = TC.$("events");
     const item = TC.el("li", { class: "event " + (kind || "") });
-    if (kind === "refused") item.append(TC.el("strong", { text: "Refused: " }));
+    if (kind === "refused") item.append(TC.el("strong", { text: TC.t("Refused:") + " " }));
     item.append(text);
     list.prepend(item);
     while (list.children.length > MAX_EVENTS) list.lastChild.remove();
@@ -108,17 +108,17 @@ window.TC = window.TC || {};
   TC.describe = function (c) {
     const signed = (n) => (n > 0 ? "+" + n : "−" + Math.abs(n));
     switch (c.cmd) {
-      case "new_game": return `New ${c.game === "zoo" ? "Zombie Zoo" : "ZomBee"} game: ${c.players.join(", ")}`;
-      case "roll": return c.reroll ? `Re-rolled ${c.reroll.join(", ")}: ${c.faces.join(", ")}` : `Rolled ${c.faces.join(", ")}`;
-      case "stop": return "Stopped rolling";
-      case "flip": return `Turned over a flower: ${TC.LABELS[c.result] || c.result}`;
-      case "choose": return `Chose ${c.player} to turn over a flower`;
-      case "undo": return "Took back the last move";
-      case "kill": return `${c.player} killed ${c.count || 1}`;
-      case "life": return `${c.player} life ${signed(c.delta)}`;
-      case "bullets": return `${c.player} bullets ${signed(c.delta)}`;
-      case "collect_lock": return `${c.player} collected ${TC.lockName(c.lock)}`;
-      case "animals_cleared": return "Animals cleared";
+      case "new_game": return TC.t("New {game} game: {names}", { game: c.game === "zoo" ? "Zombie Zoo" : "ZomBee", names: c.players.join(", ") });
+      case "roll": return c.reroll ? TC.t("Re-rolled {reroll}: {faces}", { reroll: c.reroll, faces: c.faces }) : TC.t("Rolled {faces}", { faces: c.faces });
+      case "stop": return TC.t("Stopped rolling");
+      case "flip": return TC.t("Turned over a flower: {face}", { face: TC.LABELS[c.result] || c.result });
+      case "choose": return TC.t("Chose {name} to turn over a flower", { name: c.player });
+      case "undo": return TC.t("Took back the last move");
+      case "kill": return TC.t("{name} killed {n}", { name: c.player, n: c.count || 1 });
+      case "life": return TC.t("{name} life {delta}", { name: c.player, delta: signed(c.delta) });
+      case "bullets": return TC.t("{name} bullets {delta}", { name: c.player, delta: signed(c.delta) });
+      case "collect_lock": return TC.t("{name} collected {lock}", { name: c.player, lock: TC.lockName(c.lock) });
+      case "animals_cleared": return TC.t("Animals cleared");
       default: return c.cmd;
     }
   };

@@ -4,19 +4,24 @@
 (function (TC) {
   const { el, $, clear, icon, die, possessive } = TC;
   function headline(s) {
-    if (s.over && s.variant === "tournament") return [`${s.winner} wins the tournament!`, "Start a new game under Overrides."];
-    if (s.over) return [`${s.winner} wins!`, "The last player with honey. Start a new game under Overrides."];
-    const main = `${possessive(s.active)} turn`;
-    if (TC.legalOf(s, "flip").length) return [main, `Now: ${s.pending} turns over a flower`];
-    if (TC.legalOf(s, "choose").length) return [main, `Now: ${s.pending} chooses who turns over the next flower`];
-    if (s.rolls === 0) return [main, `Now: ${s.active} rolls all ${TC.info.dice} dice`];
-    return [main, `Now: ${s.active} rolls again or stops (roll ${s.rolls} of ${TC.info.max_rolls} done)`];
+    if (s.over && s.variant === "tournament") return [TC.t("{name} wins the tournament!", { name: s.winner }), TC.t("Start a new game under Overrides.")];
+    if (s.over) return [TC.t("{name} wins!", { name: s.winner }), TC.t("The last player with honey. Start a new game under Overrides.")];
+    const main = TC.t("{whose} turn", { whose: possessive(s.active), name: s.active });
+    const owed = s.owed || [];
+    if (TC.legalOf(s, "flip").length && owed.length > 1)
+      return [main, TC.t("Now: {name} turns over a flower ({n} flowers owed)", { name: s.pending, n: owed.length })];
+    if (TC.legalOf(s, "flip").length) return [main, TC.t("Now: {name} turns over a flower", { name: s.pending })];
+    if (TC.legalOf(s, "choose").length) return [main, TC.t("Now: {name} chooses who turns over the next flower", { name: s.pending })];
+    if (s.rolls === 0) return [main, TC.t("Now: {name} rolls all {n} dice", { name: s.active, n: TC.info.dice })];
+    return [main, TC.t("Now: {name} rolls again or stops (roll {roll} of {rolls} done)", { name: s.active, roll: s.rolls, rolls: TC.info.max_rolls })];
   }
 
   function drops(kind, count, label) {
     const box = el("span", { class: "drops", "aria-label": `${count} ${label}` });
     for (let i = 0; i < count; i++) box.append(icon(kind, 26));
-    box.append(el("span", { class: "drop-count", "aria-hidden": "true", text: `${count} ${label}` }));
+    // On a narrow phone the word gives way to the name; the drops and the number stay.
+    box.append(el("span", { class: "drop-count", "aria-hidden": "true" }, `${count}`,
+      el("span", { class: "drop-word", text: ` ${label}` })));
     return box;
   }
 
@@ -24,25 +29,25 @@
     const list = clear($("zb-players"));
     for (const p of s.players) {
       const badges = [];
-      if (p.name === s.active && !p.eliminated && s.winner === null) badges.push(["turn", "Turn"]);
-      if (p.name === s.pending && s.phase !== "roll") badges.push(["acts", "Acts now"]);
-      if (p.eliminated) badges.push(["out", "Out"]);
-      if (p.name === s.winner) badges.push(["winner", "Winner"]);
+      if (p.name === s.active && !p.eliminated && s.winner === null) badges.push(["turn", TC.t("Turn")]);
+      if (p.name === s.pending && s.phase !== "roll") badges.push(["acts", TC.t("Acts now")]);
+      if (p.eliminated) badges.push(["out", TC.t("Out")]);
+      if (p.name === s.winner) badges.push(["winner", TC.t("Winner")]);
       const classes = ["player"];
       if (p.name === s.active) classes.push("active");
       if (p.eliminated) classes.push("eliminated");
+      // One line per player: the name (cut with … when long), the badges, the honey.
       list.append(el("li", { class: classes.join(" ") },
-        el("div", { class: "player-head" },
-          el("span", { class: "player-name", text: (p.name === s.active ? "▶ " : "") + p.name }),
-          el("span", { class: "badges" }, ...badges.map(([k, t]) => el("span", { class: "badge badge-" + k, text: t })))),
-        el("div", { class: "player-drops" },
-          drops("honey", p.honey, p.honey === 1 ? "honey" : "honey"),
-          p.green || s.variant === "tournament" ? drops("green", p.green, "green") : null)));
+        el("span", { class: "player-name", title: p.name, text: (p.name === s.active ? "▶ " : "") + p.name }),
+        el("span", { class: "badges" }, ...badges.map(([k, t]) => el("span", { class: "badge badge-" + k, text: t }))),
+        el("span", { class: "player-drops" },
+          drops("honey", p.honey, TC.t("honey")),
+          p.green || s.variant === "tournament" ? drops("green", p.green, TC.t("green")) : null)));
     }
-    let supply = `Honey left in the box: ${s.supply.yellow}`;
+    let supply = TC.t("Honey left in the box: {n}", { n: s.supply.yellow });
     if (s.variant === "tournament") {
-      supply += ` · green drops: ${s.supply.green}`;
-      if (s.game_winners.length) supply += ` · games won: ${s.game_winners.join(", ")}`;
+      supply += " · " + TC.t("green drops: {n}", { n: s.supply.green });
+      if (s.game_winners.length) supply += " · " + TC.t("games won: {names}", { names: s.game_winners.join(", ") });
     }
     $("zb-supply").textContent = supply;
   }
@@ -50,9 +55,10 @@
   function renderDice(s) {
     const kept = clear($("zb-kept"));
     const roll = clear($("zb-roll"));
-    if (!s.kept.length) kept.append(el("span", { class: "muted", text: "none" }));
+    // Set-aside dice and the last roll share one row (never more than five dice); nothing set aside, no group.
+    kept.parentNode.hidden = !s.kept.length;
     for (const f of s.kept) kept.append(die(f, "kept"));
-    if (!s.last_roll.length) roll.append(el("span", { class: "muted", text: s.rolls ? "—" : "not rolled yet" }));
+    if (!s.last_roll.length) roll.append(el("span", { class: "muted", text: s.rolls ? "—" : TC.t("not rolled yet") }));
     for (const f of s.last_roll) roll.append(die(f));
   }
 
@@ -64,20 +70,29 @@
       box.append(el("span", { class: "flower up", title: TC.LABELS[kind] }, icon(kind, 30)));
     }
     for (let i = 0; i < f.face_down; i++) {
-      box.append(el("span", { class: "flower down", title: "Face down" }, icon("flower", 30)));
+      box.append(el("span", { class: "flower down", title: TC.t("Face down") }, icon("flower", 30)));
     }
-    box.setAttribute("aria-label", `${f.face_down} flowers face down, ${f.bee} bees and ${f.question} question marks face up`);
+    box.setAttribute("aria-label", TC.t("{down} flowers face down, {bee} bees and {question} question marks face up", { down: f.face_down, bee: f.bee, question: f.question }));
     $("zb-flower-text").textContent =
-      `${f.face_down} face down · face up: ${f.bee} of ${TC.info.flower_totals.bee} bees, ` +
-      `${f.question} of ${TC.info.flower_totals.question} question marks`;
+      TC.t("{down} face down · face up: {bee} of {bees} bees, {question} of {questions} question marks", {
+        down: f.face_down, bee: f.bee, bees: TC.info.flower_totals.bee, question: f.question,
+        questions: TC.info.flower_totals.question });
     const odds = s.odds && s.odds.zombee_next_flip;
     const line = $("zb-odds");
     clear(line);
     if (typeof odds === "number" && !s.over) {
-      line.append("Chance the next flower is the ZomBee: ",
+      line.append(TC.t("Chance the next flower is the ZomBee:") + " ",
         el("strong", { text: `${Math.round(odds * 100)}%` }),
-        el("span", { class: "muted", text: ` (1 in ${f.face_down})` }));
+        el("span", { class: "muted", text: " " + TC.t("(1 in {n})", { n: f.face_down }) }));
     }
+  }
+
+  /* Who turns the flowers still owed, in order (the first is turning now). */
+  function renderOwed(s) {
+    const owed = s.owed || [];
+    const node = $("zb-owed");
+    node.hidden = owed.length === 0;
+    node.textContent = owed.length ? TC.t("Flowers owed: {names}", { names: owed.join(", ") }) : "";
   }
 
   TC.renderZombee = function (s) {
@@ -87,5 +102,6 @@
     renderPlayers(s);
     renderDice(s);
     renderFlowers(s);
+    renderOwed(s);
   };
 })(window.TC);

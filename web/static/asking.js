@@ -1,0 +1,83 @@
+/* Nothing lost by a tap: a question before Undo, "Animals cleared" and a new game over an
+   unfinished one, and the unfinished games listed with a way back to each. */
+"use strict";
+
+(function (TC) {
+  const { el, $, clear } = TC;
+  const t = (text, params) => TC.t(text, params);
+
+  /* Ask in place, under `after`: the question, a button that goes ahead and one that keeps things as they are. */
+  TC.ask = function (after, question, yes, onYes) {
+    const old = document.querySelector(".ask");
+    if (old) old.remove();
+    const box = el("div", { class: "ask", role: "alertdialog", "aria-label": question },
+      el("p", { class: "ask-q", text: question }));
+    const no = el("button", { type: "button", class: "btn", onclick: () => box.remove() }, t("Keep it"));
+    const go = el("button", { type: "button", class: "btn primary", onclick: () => { box.remove(); onYes(); } }, yes);
+    box.append(el("div", { class: "row" }, go, no));
+    after.after(box);
+    go.focus();
+    return box;
+  };
+
+  /* The last accepted move in words, for "Take back ...?" */
+  TC.lastMove = async function () {
+    try {
+      const log = await (await fetch("/api/log", { cache: "no-store" })).json();
+      const last = log.records[log.records.length - 1];
+      return last ? TC.describe(last.command) : "";
+    } catch (err) {
+      return "";
+    }
+  };
+
+  TC.askUndo = async function (button) {
+    const last = await TC.lastMove();
+    const q = last ? t("Take back the last move ({move})?", { move: last }) : t("Take back the last move?");
+    TC.ask(button.closest(".row") || button, q, t("Yes, undo"), () => TC.send({ cmd: "undo" }));
+  };
+
+  function unfinishedLine(g) {
+    const when = new Date(g.created * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+    const name = g.game === "zoo" ? "Zombie Zoo" : "ZomBee";
+    return t("{game} · {players} · {when} · {moves} moves", { game: name, players: g.players.join(", "), when, moves: g.seq });
+  }
+
+  /* The unfinished games other than the one on the table, each with Resume. */
+  TC.loadUnfinished = async function () {
+    const list = $("unfinished");
+    if (!list) return;
+    let data;
+    try {
+      data = await (await fetch("/api/games", { cache: "no-store" })).json();
+    } catch (err) {
+      return;
+    }
+    const open = (data.games || []).filter((g) => !g.over && g.id !== data.current);
+    clear(list);
+    TC.show("unfinished-card", open.length > 0);
+    for (const g of open.slice(0, 8)) {
+      list.append(el("li", { class: "game-line" },
+        el("span", { class: "game-what", text: unfinishedLine(g) }),
+        el("button", { type: "button", class: "btn", "data-game": g.id, onclick: () => resume(g) }, t("Resume"))));
+    }
+  };
+
+  async function resume(g) {
+    const state = await TC.post(`/api/games/${g.id}/resume`, {});
+    if (state) {
+      TC.overrideMessage(t("Game {id} continues.", { id: g.id }), "ok");
+      if (!TC.streamLive()) TC.applyState(state);
+      TC.loadUnfinished();
+    }
+  }
+
+  /* Before a new game: a game still under way is not dropped without a word. */
+  TC.guardNewGame = function (start) {
+    const s = TC.current && TC.current();
+    if (!s || s.over) return start();
+    const players = s.players.map((p) => p.name).join(", ");
+    TC.ask($("new-game"), t("Game {id} ({players}) is not finished. Start a new game anyway? The old one can be resumed later.",
+      { id: s.game_id, players }), t("Yes, start a new game"), start);
+  };
+})(window.TC);
