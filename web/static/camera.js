@@ -103,7 +103,8 @@
     switch (p.code) {
       case "dark": return TC.t("Too dark: put more light on the tray (it is at {level} of 255).", a);
       case "tray": return TC.t("Tray not found: aim the camera so the light tray fills the middle of the picture.");
-      case "glare": return TC.t("Glare: {share}% of the picture is burnt white; move the lamp to one side or tilt it away from the camera.", a);
+      case "glare": return TC.t("Glare: {share} of the picture is burnt white; move the lamp to one side or tilt it away from the camera.",
+        { share: `${a.share}%` });
       case "small": return TC.t("Dice too small: {px} px across; move the camera closer ({best} px or more reads best).", a);
       case "hand": return TC.t("A hand is over the tray.");
       case "offline": return TC.t("Camera offline: no picture.");
@@ -136,8 +137,8 @@
     if (m.name === "default") return TC.t("the shipped model (not taught on this table)");
     return m.accuracy === null || m.accuracy === undefined
       ? TC.t("taught on this table ({when})", { when: m.when })
-      : TC.t("taught on this table ({when}), {percent}% of its photos read right",
-        { when: m.when, percent: Math.round(m.accuracy * 100) });
+      : TC.t("taught on this table ({when}), {share} of its photos read right",
+        { when: m.when, share: `${Math.round(m.accuracy * 100)}%` });
   }
 
   async function refresh() {
