@@ -58,6 +58,7 @@ class Teacher:
         self._built = threading.Event()
         self._built.set()
         self._last: dict | None = None  # the last capture's answer, for every phone to see
+        self._reports: dict = {}  # (model, file time) -> its report: phones ask every few seconds
         self._teaching((self.store.meta() or {}).get("kind") == "wizard")  # a wizard left under way before a restart
 
     # --- what every phone sees ---------------------------------------------------------------------
@@ -82,12 +83,15 @@ class Teacher:
     def _describe(self, which) -> dict:
         if which in (None, DEFAULT):
             return {"name": DEFAULT, "text": "the shipped model (not taught on this table)"}
-        try:
-            report = self.store.load(which).report or {}
-        except CompanionError:
-            report = {}
-        when = time.strftime("%d %b %H:%M", time.localtime(self.store.model_path(which).stat().st_mtime)) \
-            if self.store.model_path(which).exists() else "?"
+        path = self.store.model_path(which)
+        stamp = path.stat().st_mtime if path.exists() else None
+        if (which, stamp) not in self._reports:
+            try:
+                self._reports[(which, stamp)] = self.store.load(which).report or {}
+            except CompanionError:
+                self._reports[(which, stamp)] = {}
+        report = self._reports[(which, stamp)]
+        when = time.strftime("%d %b %H:%M", time.localtime(stamp)) if stamp is not None else "?"
         accuracy = report.get("accuracy")
         return {"name": which, "text": f"taught on this table ({when})" +
                 (f", {100 * accuracy:.0f}% of its photos read right" if accuracy is not None else ""),
