@@ -159,3 +159,19 @@ def test_corrected_dice_can_be_forgotten(rig):
     rig.store.keep_correction(rig.latest.get().frame, reading.dice, ["honey"])
     assert rig.teacher.status()["corrections"] == 1
     assert rig.teacher.forget()["corrections"] == 0 and not list(rig.store.corrections.iterdir())
+
+
+def test_companion_run_reads_with_the_taught_model_after_a_restart_unless_model_is_given(rig, tmp_path):
+    from companion.config import Settings
+    from table_companion.run import taught_model
+
+    rig.teach()
+    rig.teacher.finish()
+    rig.teacher.use()
+    settings = Settings(dice_dir=str(rig.store.root))
+    taught = taught_model(DiceStore(settings.dice_path()), settings, explicit=False)
+    assert taught.kind == "calibrated" and np.array_equal(taught.protos, load_model(rig.store.model_path(1)).protos)
+    assert taught_model(rig.store, Settings(model="mine.npz"), explicit=True) == "mine.npz"
+    (rig.store.model_path(1)).write_bytes(b"broken")  # a damaged taught model: the configured one, said on stderr
+    assert taught_model(rig.store, Settings(model="mine.npz"), explicit=False) == "mine.npz"
+    assert Settings(db=str(tmp_path / "g.sqlite")).dice_path() == tmp_path / "dice"
