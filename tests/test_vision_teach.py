@@ -175,3 +175,23 @@ def test_companion_run_reads_with_the_taught_model_after_a_restart_unless_model_
     (rig.store.model_path(1)).write_bytes(b"broken")  # a damaged taught model: the configured one, said on stderr
     assert taught_model(rig.store, Settings(model="mine.npz"), explicit=False) == "mine.npz"
     assert Settings(db=str(tmp_path / "g.sqlite")).dice_path() == tmp_path / "dice"
+
+
+def test_a_build_cancelled_meanwhile_is_thrown_away_and_blocks_no_later_wizard(rig, monkeypatch):
+    import threading
+
+    import vision.calibrate
+
+    rig.teach()
+    gate = threading.Event()
+    real = vision.calibrate.calibrate
+    monkeypatch.setattr(vision.calibrate, "calibrate", lambda *a, **k: (gate.wait(10), real(*a, **k))[1])
+    assert rig.teacher.finish(wait_s=0) == {"building": True}
+    rig.teacher.cancel()
+    with pytest.raises(TeachBusy, match="still being built"):
+        rig.teacher.start()
+    gate.set()
+    assert rig.teacher._built.wait(10)
+    assert not rig.store.draft_model.exists() and rig.teacher.status()["wizard"] is None
+    rig.teacher.start()
+    assert rig.teacher.status()["wizard"]["report"] is None
