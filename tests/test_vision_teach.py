@@ -159,3 +159,39 @@ def test_corrected_dice_can_be_forgotten(rig):
     rig.store.keep_correction(rig.latest.get().frame, reading.dice, ["honey"])
     assert rig.teacher.status()["corrections"] == 1
     assert rig.teacher.forget()["corrections"] == 0 and not list(rig.store.corrections.iterdir())
+
+
+def test_companion_run_reads_with_the_taught_model_after_a_restart_unless_model_is_given(rig, tmp_path):
+    from companion.config import Settings
+    from table_companion.run import taught_model
+
+    rig.teach()
+    rig.teacher.finish()
+    rig.teacher.use()
+    settings = Settings(dice_dir=str(rig.store.root))
+    taught = taught_model(DiceStore(settings.dice_path()), settings, explicit=False)
+    assert taught.kind == "calibrated" and np.array_equal(taught.protos, load_model(rig.store.model_path(1)).protos)
+    assert taught_model(rig.store, Settings(model="mine.npz"), explicit=True) == "mine.npz"
+    (rig.store.model_path(1)).write_bytes(b"broken")  # a damaged taught model: the configured one, said on stderr
+    assert taught_model(rig.store, Settings(model="mine.npz"), explicit=False) == "mine.npz"
+    assert Settings(db=str(tmp_path / "g.sqlite")).dice_path() == tmp_path / "dice"
+
+
+def test_a_build_cancelled_meanwhile_is_thrown_away_and_blocks_no_later_wizard(rig, monkeypatch):
+    import threading
+
+    import vision.calibrate
+
+    rig.teach()
+    gate = threading.Event()
+    real = vision.calibrate.calibrate
+    monkeypatch.setattr(vision.calibrate, "calibrate", lambda *a, **k: (gate.wait(10), real(*a, **k))[1])
+    assert rig.teacher.finish(wait_s=0) == {"building": True}
+    rig.teacher.cancel()
+    with pytest.raises(TeachBusy, match="still being built"):
+        rig.teacher.start()
+    gate.set()
+    assert rig.teacher._built.wait(10)
+    assert not rig.store.draft_model.exists() and rig.teacher.status()["wizard"] is None
+    rig.teacher.start()
+    assert rig.teacher.status()["wizard"]["report"] is None

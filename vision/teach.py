@@ -58,6 +58,7 @@ class Teacher:
         self._built = threading.Event()
         self._built.set()
         self._last: dict | None = None  # the last capture's answer, for every phone to see
+        self._reports: dict = {}  # (model, file time) -> its report: phones ask every few seconds
         self._teaching((self.store.meta() or {}).get("kind") == "wizard")  # a wizard left under way before a restart
 
     # --- what every phone sees ---------------------------------------------------------------------
@@ -82,12 +83,15 @@ class Teacher:
     def _describe(self, which) -> dict:
         if which in (None, DEFAULT):
             return {"name": DEFAULT, "text": "the shipped model (not taught on this table)"}
-        try:
-            report = self.store.load(which).report or {}
-        except CompanionError:
-            report = {}
-        when = time.strftime("%d %b %H:%M", time.localtime(self.store.model_path(which).stat().st_mtime)) \
-            if self.store.model_path(which).exists() else "?"
+        path = self.store.model_path(which)
+        stamp = path.stat().st_mtime if path.exists() else None
+        if (which, stamp) not in self._reports:
+            try:
+                self._reports[(which, stamp)] = self.store.load(which).report or {}
+            except CompanionError:
+                self._reports[(which, stamp)] = {}
+        report = self._reports[(which, stamp)]
+        when = time.strftime("%d %b %H:%M", time.localtime(stamp)) if stamp is not None else "?"
         accuracy = report.get("accuracy")
         return {"name": which, "text": f"taught on this table ({when})" +
                 (f", {100 * accuracy:.0f}% of its photos read right" if accuracy is not None else ""),
@@ -98,6 +102,7 @@ class Teacher:
     def start(self) -> dict:
         with self._lock:
             self._refuse_if_running("start another")
+            self._refuse_while_building()
             self.store.start_draft({"kind": "wizard", "started": self.clock()})
             self._last = None
             self._teaching(True)
@@ -109,6 +114,10 @@ class Teacher:
             since = time.strftime("%H:%M", time.localtime(meta.get("started") or self.clock()))
             raise TeachBusy(f"cannot {doing}: a calibration is already under way (started {since}, maybe on "
                             "another phone); go on with it here, or cancel it first")
+
+    def _refuse_while_building(self) -> None:
+        if not self._built.is_set():
+            raise TeachBusy("a cancelled calibration is still being built; try again in a moment")
 
     def _draft(self) -> dict:
         meta = self.store.meta()
@@ -188,10 +197,11 @@ class Teacher:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)  # this thread only (Linux)
         except (AttributeError, OSError):
             pass
+        started = (self.store.meta() or {}).get("started")  # which wizard this build is for
         result: dict = {}
+        model = None
         try:
             model = calibrate(self.store.draft, **self.calibrate_options)
-            self.store.save_draft_model(model)
             result["report"] = model.report
         except (ImageError, CompanionError, OSError) as exc:
             result["error"] = f"the model could not be built: {exc}"
@@ -199,11 +209,11 @@ class Teacher:
             result["error"] = f"the model could not be built (internal error: {exc!r})"
         with self._lock:
             meta = self.store.meta()
-            if meta is not None:  # else cancelled meanwhile
+            if meta is not None and meta.get("started") == started:  # else cancelled meanwhile: thrown away
+                if model is not None:
+                    self.store.save_draft_model(model)
                 meta.update(result)
                 self.store.write_meta(meta)
-            else:
-                self.store.drop_draft()
             self._built.set()
 
     def use(self) -> dict:
@@ -248,6 +258,7 @@ class Teacher:
         """Recalibrate from the photos of the model in use plus the corrected dice waiting."""
         with self._lock:
             self._refuse_if_running("learn from corrections")
+            self._refuse_while_building()
             if not self.store.pending_dice():
                 raise TeachError("no corrected dice are waiting")
             current = self.store.current()

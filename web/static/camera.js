@@ -251,7 +251,24 @@
     return data;
   }
 
+  /* A roll corrected on some phone may leave dice to learn: after each new state, the badge on the
+     closed section is brought up to date (at most every 5 s; the open section polls anyway). */
+  let badgeAt = 0;
+  function followStates() {
+    const apply = TC.applyState;
+    if (typeof apply !== "function") return;
+    TC.applyState = function (state) {
+      apply.apply(this, arguments);
+      const now = Date.now();
+      if (TC.pin() && TC.pin() !== refusedPin && !$("cam-details").open && now - badgeAt > 5000) {
+        badgeAt = now;
+        setTimeout(refresh, 1000); // the correction is kept just after the state that made it
+      }
+    };
+  }
+
   function init() {
+    followStates();
     const details = $("cam-details");
     details.addEventListener("toggle", start);
     $("pin-form").addEventListener("submit", () => { // a PIN saved (again): try it
