@@ -153,3 +153,19 @@ def test_a_real_empty_sheet_among_the_faces_is_named(tmp_path):
     shutil.copy(empty, dst / "zombee" / "nothing_here.jpg")
     with pytest.raises(CalibrationError, match="nothing_here.jpg.*no die"):
         calibrate(dst)
+
+
+def test_the_report_says_how_a_face_never_taught_would_read(real_model):
+    from vision.calibrate import report_lines, untaught_unknown
+    from vision.model import Model
+
+    share = real_model.report["untaught_unknown"]
+    assert 0 <= share <= 1
+    assert any(f"never taught reads unknown {100 * share:.0f}%" in line for line in report_lines(real_model.report))
+    # hiding each die's own face: far from every other face -> unknown; near another face -> read as it
+    model = Model(np.zeros((1, 1)), np.zeros(1, int), scale=0.1, radius=0.4)
+    truth = np.array([0, 1])
+    far = np.array([[0.1, 0.9, 0.9, 0.9, np.inf], [0.9, 0.1, 0.9, 0.9, np.inf]], np.float32)
+    near = np.array([[0.1, 0.15, 0.9, 0.9, np.inf], [0.15, 0.1, 0.9, 0.9, np.inf]], np.float32)
+    assert untaught_unknown(model, far, truth) == 1.0
+    assert untaught_unknown(model, near, truth) == 0.0

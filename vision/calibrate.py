@@ -121,6 +121,15 @@ def fit_confidence(d: np.ndarray, truth: np.ndarray, quantile: float = 0.9, marg
     return scale, radius
 
 
+def untaught_unknown(model: Model, d: np.ndarray, truth: np.ndarray) -> float:
+    """Share of the left-out dice that read unknown when their own face is hidden too: how a face
+    the reader was never taught (a 5 among 1-4, another game's symbol) would read."""
+    hidden = d.copy()
+    hidden[np.arange(len(truth)), truth] = np.inf
+    p = model.proba(hidden)
+    return float(((p.argmax(1) == UNKNOWN) | (p.max(1) < model.threshold)).mean()) if len(truth) else 1.0
+
+
 def quality(pred: np.ndarray, truth: np.ndarray, photos_per_face: dict, threshold: float = 0.5) -> dict:
     """The calibration's report card from cross-validated probabilities: share of each face's dice read right."""
     faces = {}
@@ -158,6 +167,9 @@ def report_lines(report: dict) -> list[str]:
     faces = ", ".join(f"{f} {100 * a:.0f}% ({report['photos'].get(f, 0)} photos)" for f, a in report["faces"].items())
     lines = [f"cross-validated: {100 * report['accuracy']:.1f}% of calibration dice read right; {faces}",
              f"weakest face: {report['weakest']}; {report['advice']}"]
+    if report.get("untaught_unknown") is not None:
+        lines.append(f"a face never taught reads unknown {100 * report['untaught_unknown']:.0f}% of the time "
+                     f"(each face hidden in turn)")
     if report.get("doubts"):
         lines.append("worth a second look: " + "; ".join(report["doubts"]))
     return lines
@@ -251,6 +263,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         if other["accuracy"] >= report["accuracy"]:
             model.net, model.radius, report = base.net, wide, other
     model.report = report
+    # with the network kept the network names the face, and it cannot be asked to forget one
+    model.report["untaught_unknown"] = None if model.net is not None else round(untaught_unknown(model, d, truth), 3)
     model.report["network"] = model.net is not None
     model.report["doubts"] = doubts  # photos worth a second look: in the right folder? a glare?
     model.report["photo_ids"] = sorted(hashlib.sha1(f.read_bytes()).hexdigest()[:12]
