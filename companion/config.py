@@ -7,6 +7,7 @@
     pin = "471108"          # at least 6 characters; --pin and COMPANION_PIN come first
     camera = "picamera2"    # or a webcam index ("0"), a folder of images, "synthetic"
     model = "/home/pi/dice-model.npz"   # from `companion vision calibrate`
+    dice_dir = "/home/pi/dice"   # dice taught from the phone (default: dice/ beside the game log)
     still_ms = 300          # how long the dice must lie still before they are read
     allowed_hosts = "pi.lan, companion.home"  # more names phones may use (localhost, this
                             # machine's name, NAME.local and IP addresses always work)
@@ -39,6 +40,7 @@ class Settings:
     model: str | None = None
     still_ms: int = 300
     allowed_hosts: str | None = None
+    dice_dir: str | None = None
 
     def host_names(self) -> list[str]:
         """The Host names the page is served under besides this machine's own (hosts.py)."""
@@ -48,6 +50,10 @@ class Settings:
 
     def db_path(self) -> Path:
         return Path(self.db) if self.db else default_db_path()
+
+    def dice_path(self) -> Path:
+        """Where the dice taught from the phone are kept (vision.captures): dice/ beside the game log."""
+        return Path(self.dice_dir) if self.dice_dir else self.db_path().parent / "dice"
 
 
 def default_config_path() -> Path | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from companion.table import Table
@@ -9,6 +10,7 @@ from companion.legal import of_kind
 from companion.zombee_dice import DICE
 
 DEMO_TABLE = 0  # the seed of the demo's rendered table, light and camera
+DEMO_LOOK = 0  # the seed of its lamp: one without glare on the tray (some seeds burn a patch white)
 DEMO_FPS = 10  # rendering a bouncing frame takes ~80 ms here: 10 fps keeps the demo camera in real time
 
 
@@ -51,4 +53,23 @@ def demo_camera() -> Any:
     from vision.render import random_rig
     from vision.synthetic import SyntheticCamera
 
-    return SyntheticCamera(rig=random_rig(np.random.default_rng(DEMO_TABLE)), realtime=True, fps=DEMO_FPS)
+    camera = SyntheticCamera(rig=random_rig(np.random.default_rng(DEMO_TABLE)), realtime=True, fps=DEMO_FPS)
+    camera.look = DEMO_LOOK  # the same steady lamp every time, so the camera view does not report glare
+    return camera
+
+
+def lay_apart(camera: Any, faces) -> None:
+    """These dice at rest in the synthetic tray, none touching another, as a person lays dice for a
+    calibration photo (a die touching another is a reader's problem, not the calibration's)."""
+    for _ in range(50):
+        camera.set_tray(faces)  # ValueError naming a face that is not a die face
+        spots = [(x, y) for _, x, y, _ in camera.placed]
+        if all(math.dist(a, b) > 1.8 * camera.size for i, a in enumerate(spots) for b in spots[:i]):
+            return
+
+
+def lay_tray(camera: Any, latest: Any, faces, timeout: float = 3.0) -> None:
+    """POST /api/demo/tray: these dice at rest and apart in the synthetic tray, answered once the camera's
+    thread has read a frame showing them (so a capture right after sees them)."""
+    lay_apart(camera, faces)
+    latest.wait_for(lambda shot: camera.settled_at is not None and shot.stamp >= camera.settled_at, timeout)

@@ -25,7 +25,8 @@ from companion.gamelog import GameLog
 from companion.notices import NoticeKind
 from companion.table import Table
 
-from .demo import DemoRoller, demo_camera
+from .corrections import CorrectionWatcher
+from .demo import DemoRoller, demo_camera, lay_tray
 
 
 def on_a_pi() -> bool:
@@ -67,14 +68,18 @@ def settings_from(args: argparse.Namespace, environ=os.environ) -> tuple[Setting
     return replace(settings, **overrides, pin=pin), made_up, (str(path) if path else None)
 
 
-def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
-    """Open everything `companion run` needs; returns the parts so they can be stopped in order."""
+def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | None = None) -> dict[str, Any]:
+    """Open everything `companion run` needs; returns the parts so they can be stopped in order.
+    teach_options: vision.teach.Teacher's keywords (tests use smaller calibrations)."""
     from hw.panel import Panel, pin_factory_for
     from hw.pins import coerce
     from vision.reader import DiceReader
     from vision.settle import Settler
     from vision.sources import open_source
+    from vision.captures import DiceStore
+    from vision.teach import Teacher
     from vision.tray import RollTracker, TrayWatcher
+    from vision.view import CameraView
 
     from web import create_app
 
@@ -83,7 +88,8 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
     pin = settings.pin
     # A bad pin map or model file fails here, before the game log is opened or touched.
     pin_map = coerce(config_path)
-    reader = DiceReader(settings.model)
+    store = DiceStore(settings.dice_path())
+    reader = DiceReader(taught_model(store, settings, explicit=getattr(args, "model", None) is not None))
     log = GameLog(settings.db_path(), clock=clock)
     parts: dict[str, Any] = {"log": log, "demo": demo, "pin": pin, "made_up": made_up, "settings": settings}
     try:
@@ -101,17 +107,25 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
         watcher = parts["watcher"] = TrayWatcher(table, open_camera, Settler(settings.still_ms / 1000, reader),
                                                  tracker=tracker)
         on_roll = roller.roll if camera is not None else watcher.read_now
+        teacher = parts["teacher"] = Teacher(
+            store, watcher.latest, lambda: watcher.settler.reader,
+            lambda model: setattr(watcher.settler, "reader", DiceReader(model)),  # one swap: no restart
+            teaching=lambda on: setattr(watcher, "teaching", on), **(teach_options or {}))
+        view = CameraView(watcher.latest, lambda: watcher.settler.reader, lambda: watcher.camera_ok)
         panel = parts["panel"] = Panel(table, pin_map, pin_factory_for(True if demo else None),
                                        on_roll=on_roll).start()
         status = {"demo": demo, "restarted": restarted, "started": clock()}
         parts["app"] = create_app({
             "TABLE": table, "PIN": pin, "ALLOWED_HOSTS": settings.host_names(),
+            "CAMERA_VIEW": view, "TEACHER": teacher,
+            "DEMO_TRAY": (lambda faces: lay_tray(camera, watcher.latest, faces)) if camera is not None else None,
             "COACH": settings.coach, "DICE": settings.dice, "STATS_WARM_UP": True,
             "DEMO_PRESS": panel.press if demo else None, "DEMO_BUTTONS": panel.buttons,
             "STATUS": lambda: {**status, "camera": {True: "ok", False: "lost", None: "starting"}[watcher.camera_ok],
                                "panel": panel.snapshot()},  # what the box shows, for a page that opens now
         })
         watcher.start()
+        parts["corrections"] = CorrectionWatcher(table, watcher, store).start()
         if restarted:
             table.notify(NoticeKind.RESTART, **worded(N_("The companion restarted; game {game} continues where "
                                                           "it stood (move {move})."),
@@ -122,9 +136,26 @@ def build(args: argparse.Namespace, *, clock=time.time) -> dict[str, Any]:
         raise
 
 
+def taught_model(store: Any, settings: Settings, explicit: bool):
+    """The model to read with: --model on the command line, else the one taught from the phone (the
+    data folder's, so it survives restarts), else the config's model, else the shipped one."""
+    from vision.captures import DEFAULT
+    from vision.model import ModelError
+
+    current = store.current()
+    if explicit or current == DEFAULT:
+        return settings.model
+    try:
+        return store.load(current)
+    except ModelError as exc:  # a damaged taught model must not keep the companion from starting
+        print(f"companion run: the dice model taught on the phone cannot be used ({exc}); using "
+              f"{settings.model or 'the shipped model'}", file=sys.stderr)
+        return settings.model
+
+
 def shutdown(parts: dict[str, Any]) -> None:
     """Stop what build() started, camera first and the game log last."""
-    for name, method in (("watcher", "stop"), ("panel", "close"), ("table", "stop"), ("log", "close")):
+    for name, method in (("corrections", "stop"), ("watcher", "stop"), ("panel", "close"), ("table", "stop"), ("log", "close")):
         part = parts.get(name)
         if part is None:
             continue

@@ -22,6 +22,7 @@ from companion.legal import allows, of_kind
 from companion.notices import CameraStatus, DiceStatus, NoticeKind
 from companion.zombee_dice import DICE
 
+from .latest import LatestFrame
 from .reader import Reading
 
 IDLE_S = 0.2  # how often an idle camera looks whether a ZomBee game has begun
@@ -166,6 +167,9 @@ class TrayWatcher:
         self.retry_s = retry_s
         self.camera_ok: bool | None = None
         self.readings = 0
+        self.latest = LatestFrame()  # the newest frame, for the camera view and calibration captures
+        self.last_read: tuple[Any, Reading] | None = None  # (frame, reading) of the last settled reading
+        self.teaching = False  # while the dice are being taught, dice in the tray are not rolls
         self._settling = False
         self._read_now = threading.Event()
         self._stop = threading.Event()
@@ -218,8 +222,9 @@ class TrayWatcher:
         self.settler.reset()
         while not self._stop.is_set():
             stamp, frame = source.read()
+            self.latest.put(stamp, frame)
             state = self.table.state()
-            if state is None or state.get("game") != "zombee":
+            if state is None or state.get("game") != "zombee" or self.teaching:
                 self._read_now.clear()
                 self._stop.wait(IDLE_S)  # the Zoo's dice are not asked for: the camera idles
                 continue
@@ -230,6 +235,7 @@ class TrayWatcher:
                 reading = self.settler.reader.read(frame, stamp, expected)
             self._read_now.clear()
             if reading is not None:
+                self.last_read = (frame, reading)  # a phone's correction of this roll teaches from its frame
                 self.handle(reading)
 
     def _thrown(self, state: dict):

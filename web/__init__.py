@@ -12,6 +12,8 @@ Config keys (all optional except TABLE):
   DEMO_PRESS   callable press(button, hold_s); enables POST /api/demo/press (a hold runs off
                the request's thread, one per button: web.holds)
   DEMO_BUTTONS the button names press() accepts (default: DEFAULT_DEMO_BUTTONS)
+  CAMERA_VIEW, TEACHER, DEMO_TRAY  the camera view, the dice teacher and (demo) the synthetic tray:
+               web.camera
   AUTH_MAX_FAILURES, AUTH_WINDOW_S, AUTH_LOCKOUT_S  wrong-PIN lockout (5 in 300 s -> 120 s)
   AUTH_OVERALL_FAILURES, AUTH_OVERALL_WINDOW_S, AUTH_SLOW_S  all addresses together: after 20 wrong
                PINs in 300 s, one guess per 5 s from addresses that never showed the right PIN
@@ -129,6 +131,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(invite.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
+    from . import camera  # the camera from the phone (its own blueprint)
+
+    app.register_blueprint(camera.bp)
     errors.install(app)
     hosts.install(app)
     if cfg.get("STATS_WARM_UP"):

@@ -1,0 +1,186 @@
+"""The camera from a phone in a real browser, in demo mode: the camera view, the whole wizard with
+its refusals, the quality report, using the model, rolling with it, and going back.
+
+Screenshots go to test-output/ (camera-view.png, camera-refused.png, camera-report.png, camera-used.png).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import pytest
+from test_web_browser import ARGS, CHROMIUM, PHONE, PIN, browser, pytestmark, shot  # noqa: F401
+
+from table_companion.run import build, shutdown
+from web.serve import ServerThread
+
+STEPS = {"bee": 2, "honey": 2, "zzz": 2, "zombee": 2, "empty": 1}  # few captures: the test stays fast
+NAMES = {"bee": "Bee", "honey": "Honey", "zzz": "Zzz", "zombee": "ZomBee", "empty": "Empty tray"}
+LAY = {"bee": ["bee"] * 5, "honey": ["honey"] * 4, "zzz": ["zzz"] * 5, "zombee": ["zombee"] * 3, "empty": []}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("camera")
+    ns = argparse.Namespace(demo=True, db=str(tmp / "g.sqlite"), config=str(tmp / "none.toml"), host="127.0.0.1",
+                            port=None, pin=PIN, camera=None, model=None)
+    (tmp / "none.toml").write_text("")
+    parts = build(ns, teach_options={"suggested": STEPS, "calibrate_options": {"augment_per_die": 4}})
+    server = ServerThread(parts["app"], "127.0.0.1", 0).start()
+    parts["url"] = server.url + "/"
+    yield parts
+    server.stop()
+    shutdown(parts)
+
+
+def spaced_dice():
+    """A frame of the demo's table with four dice lying apart (dice touching others are not kept)."""
+    from table_companion.demo import demo_camera
+    from vision.reader import DiceReader
+
+    camera = demo_camera()
+    camera.realtime = False
+    camera.placed = [("bee", 120, 110, 0.1), ("honey", 320, 120, 0.5), ("bee", 500, 300, 1.0), ("zombee", 200, 350, 0.3)]
+    frame = camera.read()[1]
+    reading = DiceReader().read(frame)
+    assert reading.faces == ["bee", "honey", "bee", "zombee"]
+    return frame, reading
+
+
+def phone(browser, site, pin=PIN):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=15_000)
+    context = browser.new_context(viewport=PHONE, base_url=site["url"])
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(exc))
+    page.goto(site["url"])
+    expect(page.locator("#status")).to_have_text("Live")
+    page.fill("#pin-input", pin)
+    page.click("#pin-form button")
+    page.click("#cam-details summary")
+    return context, page, errors
+
+
+def fresh_picture(page):
+    """Wait for a picture fetched after this moment (the words and the picture refresh apart)."""
+    before = page.get_attribute("#cam-img", "src")
+    page.wait_for_function("s => document.getElementById('cam-img').src !== s", arg=before)
+
+
+def lay(page, faces):
+    r = page.request.post("/api/demo/tray", data={"faces": faces}, headers={"Authorization": f"Bearer {PIN}"})
+    assert r.ok, r.text()
+
+
+def capture(page, step, faces):
+    from playwright.sync_api import expect
+
+    expect(page.locator("#cam-capture")).to_have_attribute("data-step", step)
+    lay(page, faces)
+    page.click("#cam-capture")
+
+
+def test_teach_the_dice_from_a_phone(site, browser):
+    from playwright.sync_api import expect
+
+    ctx, page, errors = phone(browser, site)
+    ctx2, page2, errors2 = phone(browser, site)
+    try:
+        lay(page, ["bee", "honey", "zzz"])
+        expect(page.locator("#cam-img")).to_be_visible()
+        expect(page.locator("#cam-problems li.fine")).to_have_text("The picture looks fine: 3 dice seen.")
+        fresh_picture(page)
+        expect(page.locator("#cam-model")).to_contain_text("the shipped model")
+        shot(page, "camera-view.png")
+
+        page.click("#cam-start")
+        expect(page.locator("#cam-wizard")).to_be_visible()
+        # a second phone starting a wizard now is refused, changes nothing, and then shows this one
+        page2.evaluate("document.getElementById('cam-start').click()")
+        expect(page2.locator("#cam-msg")).to_contain_text("a calibration is already under way")
+        expect(page2.locator("#cam-wizard")).to_be_visible()
+        expect(page2.locator("#cam-steps li")).to_have_text(
+            ["Bee: 0 of 2", "Honey: 0 of 2", "Zzz: 0 of 2", "ZomBee: 0 of 2", "Empty tray: 0 of 1"])
+
+        # refused on the spot, with the reason; nothing kept
+        capture(page, "bee", ["bee", "bee", "honey"])
+        expect(page.locator("#cam-last")).to_contain_text("Not kept: mixed faces: 1 honey among them")
+        capture(page, "bee", [])
+        expect(page.locator("#cam-last")).to_have_text("Not kept: no die found: put the dice in the tray, bee up.")
+        expect(page.locator("#cam-steps li").first).to_have_text("Bee: 0 of 2")
+        shot(page, "camera-refused.png")
+
+        for step, n in STEPS.items():
+            for i in range(n):
+                if step == "empty" and i == 0:  # dice on the empty step: refused too
+                    capture(page, "empty", ["zzz"])
+                    expect(page.locator("#cam-last")).to_contain_text("Not kept: one die is in the tray")
+                capture(page, step, LAY[step])
+                found = len(LAY[step])
+                expect(page.locator("#cam-last")).to_have_text(
+                    f"Captured {NAMES[step]} {i + 1}: {found} {'die' if found == 1 else 'dice'} found.")
+        assert site["teacher"].store.counts() == STEPS
+
+        page.click("#cam-finish")
+        expect(page.locator("#cam-report")).to_be_visible(timeout=60_000)
+        expect(page.locator("#cam-report-rows tr")).to_have_count(4)
+        expect(page.locator("#cam-advice")).not_to_be_empty()
+        shot(page, "camera-report.png")
+
+        page.click("#cam-use")
+        expect(page.locator("#cam-model")).to_contain_text("taught on this table")
+        expect(page.locator("#cam-wizard")).to_be_hidden()
+        expect(page.locator("#cam-revert")).to_be_visible()
+        assert site["watcher"].settler.reader.model.kind == "calibrated"
+
+        # roll and read with it: the demo's virtual player throws, the camera reads
+        table = site["table"]
+        table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "cli")
+        site["panel"].wait_until(lambda panel: (panel.state or {}).get("game") == "zombee", 5)  # it knows the game
+        page.request.post("/api/demo/press", data={"button": "Roll", "hold_s": 0},
+                          headers={"Authorization": f"Bearer {PIN}"})
+        expect(page.locator("#zb-roll .die")).to_have_count(5, timeout=20_000)
+        assert table.state()["rolls"] == 1
+        expect(page.locator("#cam-problems li.fine")).to_have_text(re.compile(r"The picture looks fine: [1-5] (die|dice) seen\."))
+        fresh_picture(page)
+        shot(page, "camera-used.png")
+
+        page.click("#cam-revert")
+        expect(page.locator("#cam-model")).to_contain_text("the shipped model")
+        assert site["watcher"].settler.reader.model.kind != "calibrated"
+        page.click("#cam-revert")  # and forth again: one tap each way
+        expect(page.locator("#cam-model")).to_contain_text("taught on this table")
+
+        # corrected dice wait, the page says so, and learning them builds a new model from them
+        frame, reading = spaced_dice()  # as if the camera had misread them and a phone put them right:
+        site["teacher"].store.keep_correction(frame, reading.dice, ["bee", "honey", "bee", "zombee"])
+        expect(page.locator("#cam-corrections")).to_contain_text("4 corrected dice wait to be learned")
+        page.click("#cam-learn")
+        expect(page.locator("#cam-report")).to_be_visible(timeout=60_000)
+        expect(page.locator("#cam-report-rows tr").first).to_have_text(re.compile(r"Bee\s*\d+%\s*3"))  # 2 + corrected
+        page.click("#cam-use")
+        expect(page.locator("#cam-corrections")).to_be_hidden()
+        assert site["teacher"].status()["model"]["name"] == 2
+    finally:
+        ctx.close()
+        ctx2.close()
+    assert not errors and not errors2, errors + errors2
+
+
+def test_a_wrong_pin_sees_nothing_and_changes_nothing(site, browser):
+    from playwright.sync_api import expect
+
+    ctx, page, errors = phone(browser, site, pin="999999")
+    try:
+        expect(page.locator("#cam-locked")).to_have_text(
+            "The PIN was not accepted. Save the right one under Overrides to see the camera.")
+        expect(page.locator("#cam-body")).to_be_hidden()
+        before = site["teacher"].status()
+        r = page.request.post("/api/calibration/start", headers={"Authorization": "Bearer 999999"})
+        assert r.status == 401 and "PIN" in r.json()["error"]
+        assert site["teacher"].status() == before
+    finally:
+        ctx.close()
+    assert not errors

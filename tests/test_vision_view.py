@@ -1,0 +1,82 @@
+"""The camera view says in words what is wrong with the picture, and draws what it reads."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from table_companion.demo import demo_camera
+from vision.latest import LatestFrame
+from vision.reader import DiceReader
+from vision.view import CameraView, NoCamera
+
+
+@pytest.fixture(scope="module")
+def tray():
+    camera = demo_camera()
+    camera.realtime = False
+    camera.noise = 0
+    camera.placed = [("bee", 150, 150, 0.2), ("zzz", 400, 300, 0.6)]
+    return camera.read()[1]
+
+
+class Clock:
+    def __init__(self):
+        self.t = 100.0
+
+    def __call__(self):
+        return self.t
+
+
+def view_of(frame, ok=True, clock=None):
+    latest = LatestFrame(clock or Clock())
+    latest.put(0.0, frame)
+    reader = DiceReader()
+    return CameraView(latest, lambda: reader, lambda: ok, clock=clock or latest.clock)
+
+
+def codes(frame):
+    return [p["code"] for p in view_of(frame).status()["problems"]]
+
+
+def test_a_good_picture_has_no_problem_and_its_dice_are_read(tray):
+    status = view_of(tray).status()
+    assert status["ok"] and sorted(d["face"] for d in status["dice"]) == ["bee", "zzz"]
+
+
+def test_too_dark(tray):
+    assert codes((tray * 0.2).astype(np.uint8))[0] == "dark"
+
+
+def test_glare(tray):
+    shiny = tray.copy()
+    cv2.circle(shiny, (500, 120), 25, (255, 255, 255), -1)
+    assert codes(shiny) == ["glare"]
+
+
+def test_tray_not_found(tray):
+    table = np.full_like(tray, 70)  # a dark table, the tray only in a corner of the picture
+    table[:120, :160] = tray[:120, :160]
+    assert "tray" in codes(table)
+
+
+@pytest.mark.parametrize("scale", [0.35, 0.5])
+def test_dice_too_small(tray, scale):
+    w, h = int(640 * scale), int(480 * scale)
+    far = cv2.resize(tray, (640, 480))  # the camera twice as far: the tray (with its rim) fills the middle
+    far[:] = tray[3, 3]
+    far[(480 - h) // 2:(480 - h) // 2 + h, (640 - w) // 2:(640 - w) // 2 + w] = cv2.resize(tray, (w, h),
+                                                                                         interpolation=cv2.INTER_AREA)
+    assert "small" in codes(far)
+
+
+def test_camera_offline_or_frozen_is_said_and_the_overlay_differs(tray):
+    with pytest.raises(NoCamera, match="camera offline"):
+        view_of(tray, ok=False).jpeg()
+    clock = Clock()
+    view = view_of(tray, clock=clock)
+    assert view.jpeg(overlay=True) != view.jpeg(overlay=False)
+    clock.t += 6
+    with pytest.raises(NoCamera, match="no new picture for 6 s"):
+        view.jpeg()
