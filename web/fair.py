@@ -20,14 +20,35 @@ MAX_STREAMS_PER_ADDRESS = 4
 POLL_S = 0.5
 
 
-class StreamShares:
+class PerAddress:
+    """How many of something (streams, connections) each address holds open, shared by threads."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._open: Counter[str] = Counter()
+
+    def _drop(self, address: str) -> None:
+        # the caller holds the lock
+        self._open[address] -= 1
+        if self._open[address] <= 0:
+            del self._open[address]
+
+    def release(self, address: str) -> None:
+        with self._lock:
+            self._drop(address)
+
+    def count(self, address: str) -> int:
+        with self._lock:
+            return self._open.get(address, 0)
+
+
+class StreamShares(PerAddress):
     def __init__(self, per_address: int = MAX_STREAMS_PER_ADDRESS, uncapped: Iterable[str] = (),
                  poll_s: float = POLL_S):
+        super().__init__()
         self.per_address = per_address
         self.uncapped = frozenset(uncapped)
         self.poll_s = poll_s
-        self._lock = threading.Lock()
-        self._open: Counter[str] = Counter()
         self._watched: dict[Any, Callable[[], bool]] = {}
         self._watcher: threading.Thread | None = None
         self._stop = threading.Event()
@@ -43,13 +64,7 @@ class StreamShares:
     def release(self, address: str, stream: Any = None) -> None:
         with self._lock:
             self._watched.pop(stream, None)
-            self._open[address] -= 1
-            if self._open[address] <= 0:
-                del self._open[address]
-
-    def count(self, address: str) -> int:
-        with self._lock:
-            return self._open.get(address, 0)
+            self._drop(address)
 
     def watch(self, stream: Any, disconnected: Callable[[], bool] | None) -> None:
         """End `stream` (its `end()`) as soon as `disconnected()` says its phone is gone."""

@@ -12,12 +12,12 @@ Loopback (the machine itself, or a proxy on it) is not capped by default.
 from __future__ import annotations
 
 import json
-import threading
-from collections import Counter
 from typing import Any, Iterable
 
 from waitress.channel import HTTPChannel
 from waitress.task import ErrorTask
+
+from .fair import PerAddress
 
 MAX_CONNECTIONS_PER_ADDRESS = 12  # a phone's browser opens about 6 per site, plus its event stream
 UNCAPPED = ("127.0.0.1", "::1")
@@ -45,30 +45,19 @@ class JSONErrorTask(ErrorTask):
         self.write(body)
 
 
-class AddressCounts:
+class AddressCounts(PerAddress):
     """Open connections per address, shared by the channels of one server."""
 
     def __init__(self, cap: int = MAX_CONNECTIONS_PER_ADDRESS, uncapped: Iterable[str] = UNCAPPED):
+        super().__init__()
         self.cap = cap
         self.uncapped = frozenset(uncapped)
-        self._lock = threading.Lock()
-        self._open: Counter[str] = Counter()
 
     def admit(self, address: str) -> bool:
         """Count a new connection; False when the address already holds its share."""
         with self._lock:
             self._open[address] += 1
             return address in self.uncapped or self._open[address] <= self.cap
-
-    def release(self, address: str) -> None:
-        with self._lock:
-            self._open[address] -= 1
-            if self._open[address] <= 0:
-                del self._open[address]
-
-    def count(self, address: str) -> int:
-        with self._lock:
-            return self._open.get(address, 0)
 
 
 class FairChannel(HTTPChannel):
