@@ -20,3 +20,18 @@ def table(gamelog):
     t = Table(gamelog).start()
     yield t
     t.stop()
+
+
+class Clock:
+    """A clock the test moves by setting `now` (injected wherever a module takes `clock=`)."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def clock():
+    return Clock()

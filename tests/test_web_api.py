@@ -8,7 +8,6 @@ import re
 import pytest
 
 from companion.coach import coach
-from companion.gamelog import GameLog
 from companion.table import Table
 from web import create_app
 
@@ -16,19 +15,6 @@ PIN = "246813"
 AUTH = {"Authorization": f"Bearer {PIN}"}
 ZOMBEE = {"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia", "Ann"], "variant": "standard"}
 ZOO = {"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}
-
-
-class Clock:
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self):
-        return self.now
-
-
-@pytest.fixture
-def clock():
-    return Clock()
 
 
 @pytest.fixture

@@ -14,19 +14,6 @@ PIN = "246813"
 ZOO = {"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}
 
 
-class Clock:
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self):
-        return self.now
-
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
 @pytest.fixture
 def app(table, clock):
     app = create_app({"TABLE": table, "PIN": PIN, "CLOCK": clock, "ALLOWED_HOSTS": ["pi.lan"]})
