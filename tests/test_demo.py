@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from companion.gamelog import GameLog
-from companion.table import Table
 from table_companion.demo import DemoRoller
 from vision.tray import RollTracker
 
@@ -19,13 +17,10 @@ class Camera:
 
 
 @pytest.fixture
-def table(tmp_path):
-    log = GameLog(tmp_path / "t.sqlite")
-    t = Table(log).start()
-    t.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "web")
-    yield t
-    t.stop()
-    log.close()
+def table(table):
+    """conftest's table, with a two-player ZomBee game under way."""
+    table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "web")
+    return table
 
 
 def test_first_roll_throws_every_die_then_the_largest_legal_reroll(table):

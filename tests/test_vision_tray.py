@@ -7,8 +7,6 @@ import pytest
 
 from companion.engine import Engine
 from companion.errors import CameraError
-from companion.gamelog import GameLog
-from companion.table import Table
 from vision.reader import Die, Reading
 from vision.tray import RollTracker, TrayAction, TrayWatcher
 
@@ -162,13 +160,10 @@ class ScriptedSettler:
 
 
 @pytest.fixture
-def table(tmp_path):
-    log = GameLog(tmp_path / "t.sqlite")
-    t = Table(log).start()
-    t.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "web")
-    yield t
-    t.stop()
-    log.close()
+def table(table):
+    """conftest's table, with a two-player ZomBee game under way."""
+    table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "web")
+    return table
 
 
 def test_watcher_sends_the_roll_and_reports_a_lost_camera_then_reconnects(table):
