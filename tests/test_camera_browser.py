@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import re
 import pytest
-from test_web_browser import ARGS, CHROMIUM, PHONE, PIN, browser, pytestmark, shot  # noqa: F401
+from test_web_browser import PHONE, PIN, browser, pytestmark, shot  # noqa: F401
 
 from table_companion.run import build, shutdown
 from web.serve import ServerThread

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
+from support.browser import ARGS, CHROMIUM, OUT
 from support.process import CompanionProcess
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-OUT = Path(__file__).resolve().parents[1] / "test-output"
 
 
 @pytest.fixture

@@ -5,9 +5,7 @@ Screenshots of each game's page (390x844, a phone) go to test-output/ at the rep
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -17,18 +15,12 @@ from companion.table import Table
 from web import create_app
 from web.serve import ServerThread
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-OUT = Path(__file__).resolve().parents[1] / "test-output"
+from support.browser import OUT, chromium, needs_chromium
+
 PIN = "246813"
 PHONE = {"width": 390, "height": 844}
 
-pytestmark = pytest.mark.skipif(
-    not os.path.exists(CHROMIUM),
-    reason=f"Debian's chromium is not at {CHROMIUM} (apt-get install -y chromium); "
-    "Playwright's own browser download is not reachable here",
-)
+pytestmark = needs_chromium
 
 ZOMBEE = [
     {"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia", "Ann"], "variant": "standard"},
@@ -50,12 +42,8 @@ ZOO = [
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def start_site(table, **config):

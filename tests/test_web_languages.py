@@ -4,9 +4,7 @@ is kept. Screenshots go to test-output/ (web-de-*.png, web-en-*.png)."""
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
@@ -15,14 +13,12 @@ from companion.table import Table
 from web import create_app
 from web.serve import ServerThread
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-OUT = Path(__file__).resolve().parents[1] / "test-output"
+from support.browser import OUT, chromium, needs_chromium
+
 PIN = "246813"
 PHONE = {"width": 390, "height": 844}
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"Debian's chromium is not at {CHROMIUM}")
+pytestmark = needs_chromium
 
 # English words the page uses that German never does. Player names, numbers and the games' own
 # names (ZomBee, Zzz, Zombie Zoo) are not in it; neither are words both languages share.
@@ -68,12 +64,8 @@ ZOO = [
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture

@@ -8,9 +8,7 @@ that would lose something asks first. Screenshots of each step go to test-output
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -21,15 +19,13 @@ from companion.table import Table
 from web import create_app
 from web.serve import ServerThread
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-OUT = Path(__file__).resolve().parents[1] / "test-output"
+from support.browser import OUT, chromium, needs_chromium
+
 PIN = "246813"
 HEIGHT = 844
 WIDTHS = (320, 360, 390, 430)
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"Debian's chromium is not at {CHROMIUM}")
+pytestmark = needs_chromium
 
 
 def long_names(n):
@@ -39,13 +35,11 @@ def long_names(n):
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     expect.set_options(timeout=10_000)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
