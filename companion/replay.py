@@ -7,6 +7,7 @@ from typing import Iterable, Iterator
 from .commands import Command, NewGame, load_json, parse_command, quote
 from .engine import Engine
 from .errors import CompanionError, IllegalCommand
+from .events import Event
 
 
 class RefusedLine(IllegalCommand):
@@ -51,6 +52,20 @@ def iter_replay(lines: Iterable[str]) -> Iterator[tuple[int, Engine, dict]]:
         yield number, engine, raw  # kept as given, so export gives back the same lines
     if engine is None:
         raise RefusedLine(max(last, 1), "the game log holds no command; its first line must be a new_game command")
+
+
+def replay_commands(commands: Iterable[Command | dict]) -> Iterator[tuple[Engine, list[Event]]]:
+    """Apply a game's stored commands (the first a new_game) one after another, yielding the engine
+    and that command's events after each (none for the new_game). For commands the game log
+    already accepted: a refusal here is raised as it is."""
+    engine: Engine | None = None
+    for command in commands:
+        cmd = parse_command(command)
+        if engine is None:
+            engine = Engine(cmd)
+            yield engine, []
+        else:
+            yield engine, engine.apply(cmd)
 
 
 def replay_lines(lines: Iterable[str]) -> tuple[Engine, list[dict]]:

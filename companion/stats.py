@@ -16,7 +16,7 @@ import threading
 from collections import defaultdict
 from typing import Any
 
-from .engine import Engine
+from .replay import replay_commands
 from .gamelog import GameLog
 
 ZOMBEE_FIELDS = ("honey_taken", "flowers_turned", "zombees_revealed", "rounds_won")
@@ -32,10 +32,10 @@ def player_key(name: str) -> str:
 
 def digest(commands: list[dict], game_id: int, created: float | None) -> dict[str, Any]:
     """One game in a few numbers: who played, who won, per-player tallies, its first rolls."""
-    engine = Engine(commands[0])
+    replayed = replay_commands(commands)
+    engine, _ = next(replayed)  # the new_game
     done: list[tuple[dict, list]] = []  # accepted commands still in effect, with their events
-    for cmd in commands[1:]:
-        events = engine.apply(cmd)
+    for cmd, (engine, events) in zip(commands[1:], replayed):
         if cmd.get("cmd") == "undo":
             done.pop()
         else:

@@ -22,9 +22,9 @@ from concurrent.futures import Future
 from typing import Any
 
 from .commands import Command, NewGame, parse_command, quote
-from .engine import Engine
 from .errors import CompanionError, IllegalCommand
 from .gamelog import GameLog
+from .replay import replay_commands
 from .notices import NoticeKind, check_status
 
 SUBSCRIBER_BACKLOG = 256
@@ -189,15 +189,9 @@ class Table:
         """The state after each accepted command of the current game, for the page's chart."""
         if self.game_id is None:
             return []
-        out, engine = [], None
-        for r in self.log.records(self.game_id):
-            cmd = parse_command(r.command)
-            if engine is None:
-                engine = Engine(cmd)
-            else:
-                engine.apply(cmd)
-            out.append({"seq": r.seq, "time": r.time, "state": engine.state()})
-        return out
+        records = self.log.records(self.game_id)
+        replayed = replay_commands(r.command for r in records)
+        return [{"seq": r.seq, "time": r.time, "state": engine.state()} for r, (engine, _) in zip(records, replayed)]
 
     # --- the engine thread --------------------------------------------------------------------
 
