@@ -83,3 +83,12 @@ def test_the_default_model_does_not_guess_on_dice_it_never_saw(reader):
     assert dice
     assert not [d for d in dice if d.face != "unknown" and d.confidence >= 0.9]
     assert sum(d.face == "unknown" for d in dice) >= 0.8 * len(dice)
+
+
+def test_a_large_frame_is_read_at_the_size_the_reader_works_in():
+    from vision.reader import WORK_SIDE, working
+
+    small = np.zeros((480, 640, 3), np.uint8)
+    assert working(small)[0] is small and working(small)[1] == 1.0
+    frame, back = working(np.zeros((3000, 4000, 3), np.uint8))
+    assert max(frame.shape[:2]) == WORK_SIDE and frame.shape[:2] == (600, 800) and back == 5.0

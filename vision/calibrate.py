@@ -28,7 +28,7 @@ from .features import CROP, PATCH, crop, face_map
 from .model import CLASSES, UNKNOWN, Model, gated, load_model
 from .net import net_proba
 from .symbol import symbol_features
-from .reader import DiceReader, read_image
+from .reader import DiceReader, read_image, working
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 AUGMENT = 24  # prototypes made from each calibration die
@@ -209,7 +209,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     folder = Path(folder)
     base = base or load_model()
     background = background_of(photos(folder / "empty"))
-    shots = {face: [(f, read_image(f)) for f in photos(folder / face)] for face in DICE_FACES}
+    shots = {face: [(f, working(read_image(f))[0]) for f in photos(folder / face)] for face in DICE_FACES}
     checker = DiceReader(base) if base is not None else None
     sides, first = [], {}
     for face, items in shots.items():

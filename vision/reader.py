@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -77,6 +77,24 @@ def read_image(path) -> np.ndarray:
     return img
 
 
+WORK_SIDE = 800  # longest side, in pixels, of the picture the reader works on
+
+
+def working(frame: np.ndarray) -> tuple[np.ndarray, float]:
+    """The frame at the size the reader works in, and the factor back to the frame's own pixels.
+
+    Everything after this was made for dice some 25-50 pixels across, as a 640x480 camera shows them.
+    A 12-megapixel phone photo or a 1080p webcam shows the same die three to six times larger, and a
+    crop shrunk that much in one step aliases: averaging the picture down first keeps a bigger
+    camera from reading worse than a small one."""
+    longest = max(frame.shape[:2])
+    if longest <= WORK_SIDE:
+        return frame, 1.0
+    f = WORK_SIDE / longest
+    size = (max(1, round(frame.shape[1] * f)), max(1, round(frame.shape[0] * f)))
+    return cv2.resize(frame, size, interpolation=cv2.INTER_AREA), 1 / f
+
+
 class DiceReader:
     """Detects and classifies the dice in a frame with a model (None = the shipped default)."""
 
@@ -91,9 +109,17 @@ class DiceReader:
         """expected: how many dice were thrown (an int, or a collection of acceptable counts), when the
         game knows. It only chooses between plausible ways to cut touching dice apart; when no way gives
         that many, the Reading's `check` says so. It never adds a face: an unreadable die is `unknown`."""
-        frame = check_frame(frame)
-        det = self.detect(frame, expected)
-        return Reading(self.classify(frame, det), det.hand, timestamp, det.check)
+        return self.inspect(frame, timestamp, expected)[0]
+
+    def inspect(self, frame: np.ndarray, timestamp: float | None = None, expected=None) -> tuple[Reading, float]:
+        """The reading, and the die's side in the frame's own pixels (how big the camera shows a die)."""
+        work, back = working(check_frame(frame))
+        det = self.detect(work, expected)
+        dice = self.classify(work, det)
+        if back != 1.0:
+            dice = [replace(d, x=int(round(d.x * back)), y=int(round(d.y * back)),
+                            box=tuple(int(round(v * back)) for v in d.box)) for d in dice]
+        return Reading(dice, det.hand, timestamp, det.check), det.side * back
 
     def classify(self, frame: np.ndarray, det: Detection) -> list[Die]:
         if not det.dice:

@@ -171,10 +171,9 @@ class CameraView:
                                                  now - self._looked_at < self.min_interval_s)
             if not fresh:
                 reader = self.reader()
-                det = reader.detect(shot.frame)
-                reading = Reading(reader.classify(shot.frame, det), det.hand, shot.stamp, det.check)
+                reading, side = reader.inspect(shot.frame, shot.stamp)
                 edge, level = tray_outline(shot.frame)
-                self._look = Look(shot, reading, det.side, edge, problems_of(shot.frame, reading, det.side, edge, level))
+                self._look = Look(shot, reading, side, edge, problems_of(shot.frame, reading, side, edge, level))
                 self._looked_at = now
             return self._look
 
