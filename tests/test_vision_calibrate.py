@@ -201,3 +201,42 @@ def test_a_camera_with_three_times_the_pixels_reads_the_same_dice(tmp_path):
         # the light dice of other sets may be seen as dice; pips or glare are never taken for dice
         on_others = [d for d in dice if any(abs(d.x - 3 * t["x"]) < 30 and abs(d.y - 3 * t["y"]) < 30 for t in labels)]
         assert len(on_others) == len(dice), name
+
+
+def _felt(img, brightness=0.55):
+    """The photo with its light sheet repainted as green felt at brightness times its light; the dice
+    are left as they were."""
+    import cv2
+
+    f = img.astype(np.float32)
+    level = cv2.dilate(f.max(axis=2), np.ones((41, 41), np.uint8))
+    sheet = np.clip((f.max(axis=2) / np.maximum(level, 1) - 0.55) / 0.25, 0, 1)[..., None]
+    tint = np.array([0.55, 1.0, 0.7]) * brightness
+    return np.clip(f * (1 - sheet) + f * tint * sheet, 0, 255).astype(np.uint8)
+
+
+def test_dice_on_a_darker_tray_are_found_taught_and_read(tmp_path):
+    """Green felt makes a smoky die look half as dark as white card does: calibration measures how
+    much darker the tray makes the dice look, and the reader and the teaching wizard follow it."""
+    import json
+
+    import cv2
+
+    from vision.reader import read_image
+
+    for f in (PHOTOS / "calibration").rglob("*.jpg"):
+        out = tmp_path / f.relative_to(PHOTOS)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(out), _felt(read_image(f)))
+    model = calibrate(tmp_path / "calibration")
+    assert model.dark > 1
+    name = "t1_IMG_20191208_112122.jpg"
+    labels = [t for t in json.loads((PHOTOS / "read" / "labels.json").read_text())[name]["dice"] if t["kind"] == "set"]
+    frame = _felt(read_image(PHOTOS / "read" / name))
+    dice = DiceReader(model).read(frame).dice
+    got = sorted((t["face"], [d.face for d in dice if abs(d.x - t["x"]) < 12 and abs(d.y - t["y"]) < 12]) for t in labels)
+    assert got == [("bee", ["bee"]), ("honey", ["honey"]), ("zombee", ["zombee"])]
+    # before any calibration (the wizard's first captures) the stock reader finds them by looking harder
+    frame = _felt(read_image(PHOTOS / "read" / "t1_IMG_20191208_112645.jpg"))
+    stock = DiceReader()
+    assert stock.read(frame).dice == [] and len(stock.read_any_tray(frame).dice) == 2

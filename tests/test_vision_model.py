@@ -21,6 +21,7 @@ def test_default_model_loads_quickly_and_is_versioned():
 def test_round_trip_keeps_predictions(tmp_path):
     m = vm.load_model()
     m.side = 31.5
+    m.dark = 1.45  # a darker tray than white card, learned at calibration
     path = tmp_path / "m.npz"
     vm.save_model(m, path)
     back = vm.load_model(path)
@@ -29,7 +30,7 @@ def test_round_trip_keeps_predictions(tmp_path):
     extra = rng.normal(size=(5, m.net["mean"].shape[0] - vm.DIM)).astype(np.float32) if m.needs_symbols else None
     assert np.allclose(m.predict_proba(x, extra), back.predict_proba(x, extra), atol=1e-3)
     assert back.needs_symbols == m.needs_symbols
-    assert back.side == pytest.approx(31.5)
+    assert back.side == pytest.approx(31.5) and back.dark == pytest.approx(1.45)
 
 
 def test_wrong_version_is_refused_with_the_file_named(tmp_path):

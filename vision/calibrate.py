@@ -23,7 +23,7 @@ import numpy as np
 from companion.commands import DICE_FACES
 from companion.errors import ImageError
 
-from .detect import SMALL, brightest, detect
+from .detect import DARKER, SMALL, brightest, detect
 from .features import CROP, PATCH, crop, face_map
 from .model import CLASSES, UNKNOWN, Model, gated, load_model
 from .net import net_proba
@@ -55,10 +55,21 @@ def photos(folder: Path) -> list[Path]:
     return files
 
 
-def background_of(files: list[Path]) -> np.ndarray:
+def background_of(frames: list[np.ndarray]) -> np.ndarray:
     """Median brightness of the empty tray photos, small: the light's fall-off is smooth."""
-    stack = [cv2.resize(brightest(read_image(f)), SMALL, interpolation=cv2.INTER_AREA) for f in files]
+    stack = [cv2.resize(brightest(img), SMALL, interpolation=cv2.INTER_AREA) for img in frames]
     return np.median(np.stack(stack), axis=0).astype(np.uint8)
+
+
+def darkness(faces: list[np.ndarray], empties: list[np.ndarray], background: np.ndarray) -> float:
+    """How much darker this tray makes the dice look than a light tray does: the least of
+    detect.DARKER under which every face photo shows a die and no empty photo does (1.0 on a white
+    card; more on felt or wood). When none does, 1.0, and the photo without a die is named later."""
+    for dark in DARKER:
+        if all(detect(img, background=background, dark=dark).dice for img in faces) and \
+                not any(detect(img, background=background, dark=dark).dice for img in empties):
+            return dark
+    return DARKER[0]
 
 
 def _glare(p: np.ndarray, rng) -> None:
@@ -208,13 +219,15 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     """A model tuned to the table photographed in folder (see the module doc for the layout)."""
     folder = Path(folder)
     base = base or load_model()
-    background = background_of(photos(folder / "empty"))
+    empties = [working(read_image(f))[0] for f in photos(folder / "empty")]
+    background = background_of(empties)
     shots = {face: [(f, working(read_image(f))[0]) for f in photos(folder / face)] for face in DICE_FACES}
+    dark = darkness([img for items in shots.values() for _, img in items], empties, background)
     checker = DiceReader(base) if base is not None else None
     sides, first = [], {}
     for face, items in shots.items():
         for f, img in items:
-            det = detect(img, background=background)
+            det = detect(img, background=background, dark=dark)
             if not det.dice:
                 raise CalibrationError(f"{str(f)!r}: no die found; each photo in {face}/ must show dice showing {face}")
             sides.append(det.side)
@@ -227,7 +240,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     for face, items in shots.items():
         for f, img in items:
             photo += 1
-            det = detect(img, side=side, background=background)
+            det = detect(img, side=side, background=background, dark=dark)
             if not det.dice:  # a die the table's size hides (a large symbol, glare): its own size found it
                 det = first[f]
             _check_mixed(checker, img, det, face, f)
@@ -248,7 +261,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     d = cross_validate(maps, labels, groups, firsts)
     truth = labels[firsts]
     scale, radius = fit_confidence(d, truth, margin=RADIUS_MARGIN)
-    model = Model(maps, labels, scale=scale, radius=radius, kind="calibrated", side=side, background=background,
+    model = Model(maps, labels, scale=scale, radius=radius, kind="calibrated", side=side, dark=dark,
+                  background=background,
                   threshold=base.threshold if base is not None else 0.5)
     doubts = _check_left_out(d, truth, files)
     pred = model.proba(d.copy())

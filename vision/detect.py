@@ -22,6 +22,7 @@ from .clusters import DEFAULT_SIDE, Blob, choose, find_regions, measure_side, me
 CORE_RATIO = 0.45  # a die's face: black ~0.15-0.3 of the tray's brightness, smoky, navy, purple up to ~0.45
 BLACK_RATIO = 0.34  # a black die's face; a lamp's shadow on the tray rarely gets this dark
 EDGE_RATIO = 0.62  # a die's rounded edges are lighter than its face yet stay below this; soft shadows above
+DARKER = (1.0, 1.2, 1.45, 1.7, 2.0)  # how much darker than the ratios above a tray may make our dice look
 SMALL = (160, 120)  # working size for tray level and hand search: cheap and blurs away the dice
 
 
@@ -81,10 +82,8 @@ def brightest(frame: np.ndarray) -> np.ndarray:
     return cv2.max(cv2.max(b, g), r)
 
 
-def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray | None = None,
-              side: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(core, face, die): the dark faces of dice; the same with the gaps their symbols and glare
-    cut closed; and that grown over each die's lighter rounded rim."""
+def brightness_ratio(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray | None = None) -> np.ndarray:
+    """Every pixel's brightness in percent of the tray's under it (uint8)."""
     v = brightest(frame)
     h, w = v.shape
     level = level_small.astype(np.float32)
@@ -93,18 +92,30 @@ def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray
         ref = cv2.resize(background, SMALL, interpolation=cv2.INTER_AREA).astype(np.float32)
         gain = float(np.median(level / np.maximum(ref, 1)))
         level = ref * gain
-
     # the tray level is smooth: enlarged from the small copy, then one division gives every pixel's
     # brightness in percent of the tray under it
-    ratio = cv2.divide(v, cv2.resize(np.clip(level, 1, 255).astype(np.uint8), (w, h),
-                                     interpolation=cv2.INTER_LINEAR), scale=100)
+    return cv2.divide(v, cv2.resize(np.clip(level, 1, 255).astype(np.uint8), (w, h),
+                                    interpolation=cv2.INTER_LINEAR), scale=100)
+
+
+def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray | None = None,
+              side: float | None = None, dark: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(core, face, die): the dark faces of dice; the same with the gaps their symbols and glare
+    cut closed; and that grown over each die's lighter rounded rim.
+
+    dark: the ratios above are for a light tray (white card, a pale sheet). On a darker tray (green
+    felt, wood) the same dice are a larger share of the tray's brightness; calibration measures by
+    how much (one of DARKER) and the ratios are raised by it."""
+    core_ratio, black_ratio = min(CORE_RATIO * dark, 0.85), min(BLACK_RATIO * dark, 0.75)
+    edge_ratio = min(EDGE_RATIO * dark, 0.92)
+    ratio = brightness_ratio(frame, level_small, background)
     s = side or DEFAULT_SIDE
-    core = cv2.morphologyEx(cv2.compare(ratio, CORE_RATIO * 100, cv2.CMP_LT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    edge = cv2.morphologyEx(cv2.compare(ratio, EDGE_RATIO * 100, cv2.CMP_LT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    core = cv2.morphologyEx(cv2.compare(ratio, core_ratio * 100, cv2.CMP_LT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    edge = cv2.morphologyEx(cv2.compare(ratio, edge_ratio * 100, cv2.CMP_LT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     # A lamp's hard shadow can be as dark as a smoky die. A black die is far darker than both, so
     # where a dark patch holds black, only the black counts (its rim is added below); a patch with
     # (almost) no black is a die of a lighter dark colour and counts whole.
-    black = cv2.compare(ratio, BLACK_RATIO * 100, cv2.CMP_LT)
+    black = cv2.compare(ratio, black_ratio * 100, cv2.CMP_LT)
     seeds = cv2.bitwise_and(black, core)
     contours, _ = cv2.findContours(core, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for c in contours:
@@ -129,16 +140,17 @@ def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray
 
 
 def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray | None = None,
-           expected=None) -> Detection:
+           expected=None, dark: float = 1.0) -> Detection:
     """Every die on the tray, touching dice split, hands flagged and dice under them dropped.
 
     side: the die's side in pixels (calibrated), else measured from the frame. expected: how many
     dice were thrown (an int or a collection of acceptable counts); it only chooses between plausible
-    ways to split a cluster, and `check` says so when no plausible way gives that many dice."""
+    ways to split a cluster, and `check` says so when no plausible way gives that many dice. dark: see
+    die_masks (calibrated for the tray; 1.0 for a light one)."""
     small = cv2.resize(frame, SMALL, interpolation=cv2.INTER_AREA)
     level, tray = tray_level(frame, small)
     hand, hand_mask = find_hand(small, tray)
-    core, face, die = die_masks(frame, level, background, side)
+    core, face, die = die_masks(frame, level, background, side, dark)
     regions = find_regions(die, core, face)
     if side is None:
         # pieces of one die cut apart by a highlight only tell the size once joined

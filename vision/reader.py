@@ -10,7 +10,7 @@ import numpy as np
 
 from companion.errors import ImageError
 
-from .detect import Detection, detect
+from .detect import DARKER, Detection, detect
 from .features import die_features
 from .model import CLASSES, Model, load_model
 from .symbol import symbol_features
@@ -103,7 +103,7 @@ class DiceReader:
 
     def detect(self, frame: np.ndarray, expected=None) -> Detection:
         side = self.model.side or None
-        return detect(frame, side=side, background=self.model.background, expected=expected)
+        return detect(frame, side=side, background=self.model.background, expected=expected, dark=self.model.dark)
 
     def read(self, frame: np.ndarray, timestamp: float | None = None, expected=None) -> Reading:
         """expected: how many dice were thrown (an int, or a collection of acceptable counts), when the
@@ -120,6 +120,18 @@ class DiceReader:
             dice = [replace(d, x=int(round(d.x * back)), y=int(round(d.y * back)),
                             box=tuple(int(round(v * back)) for v in d.box)) for d in dice]
         return Reading(dice, det.hand, timestamp, det.check), det.side * back
+
+    def read_any_tray(self, frame: np.ndarray) -> Reading:
+        """The reading, and when it finds no die, the first that does with the tray taken as darker
+        and darker (detect.DARKER): a tray the model in use was not calibrated on, such as green felt
+        met by the teaching wizard before its first model is built."""
+        reading = self.read(frame)
+        for dark in DARKER:
+            if reading.dice:
+                break
+            if dark > self.model.dark:
+                reading = DiceReader(replace(self.model, dark=dark)).read(frame)
+        return reading
 
     def classify(self, frame: np.ndarray, det: Detection) -> list[Die]:
         if not det.dice:

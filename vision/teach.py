@@ -135,7 +135,8 @@ class Teacher:
             shot = self.latest.get()
             if shot is None or time.monotonic() - shot.wall > self.stale_s:
                 raise TeachError("the camera is offline: no picture to capture")
-            reading = self.reader().read(shot.frame)
+            reader = self.reader()
+            reading = reader.read(shot.frame) if step == "empty" else reader.read_any_tray(shot.frame)
             n = len(reading.dice)
             refusal = self._refusal(step, reading)
             if refusal is None:
