@@ -24,7 +24,7 @@ MAX_GROUP = 9  # more dice than this in one dark region: a rim or a shadowed cor
 SLIVER = 0.75  # of a die's area: a region this small may be part of a die cut by a highlight
 DARK_SHARE = 0.55  # of a region short of a die that is dark face: a light die's shaded half or pips have less
 PLAUSIBLE = 0.75  # how far (in dice) a count may stray from a region's own estimate to meet the hint
-NECK = 0.2  # of a die's side: a region whose waist is narrower than twice this is dice touching at a corner
+NECK = 0.3  # of a die's side: a region whose waist is narrower than twice this is dice touching at a corner
 SMALLER = 0.85  # of a die's side: a whole die this much smaller (13.5 mm beside 16 mm) is another set's
 
 
@@ -57,7 +57,6 @@ class Region:
     fill: float  # area / that rectangle's area
     dark: float  # share of the region that is the dark face itself, not only lighter edge
     inner: np.ndarray | None = None  # hull of the dark face (symbol gaps closed), without the rim
-    faces: tuple | None = None  # (mask, x, y): the dark face pixels of the region, to place a lone die
 
 
 def rect_stats(points: np.ndarray, area: float):
@@ -96,11 +95,10 @@ def region(contours, core: np.ndarray, face: np.ndarray) -> Region:
     h, w = mask.shape
     area = float(cv2.countNonZero(mask))
     dark = cv2.countNonZero(cv2.bitwise_and(mask, core[y:y + h, x:x + w])) / max(area, 1.0)
-    own = cv2.bitwise_and(mask, face[y:y + h, x:x + w])
-    pts = cv2.findNonZero(own)
+    pts = cv2.findNonZero(cv2.bitwise_and(mask, face[y:y + h, x:x + w]))
     inner = None if pts is None else cv2.convexHull(pts).reshape(-1, 2) + (x, y)
     outer = cv2.convexHull(np.concatenate(contours)).reshape(-1, 2)
-    return Region(list(contours), area, *_shape(outer, inner, area), dark, inner, (own, x, y))
+    return Region(list(contours), area, *_shape(outer, inner, area), dark, inner)
 
 
 def find_regions(die: np.ndarray, core: np.ndarray, face: np.ndarray) -> list[Region]:
@@ -165,36 +163,41 @@ def cut_necks(regions: list[Region], side: float, core: np.ndarray, face: np.nda
     """Cut regions at a narrow waist into whole dice: dice touching only at a corner are two regions,
     each then counted and sized on its own. A region that fits in one die is left whole (a die whose
     mask a highlight or a symbol pinched)."""
-    r = max(1, int(round(side * NECK)))
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
     out = []
     for g in regions:
-        if len(g.contours) != 1 or g.long <= 1.2 * side:
-            out.append(g)
-            continue
-        mask, x0, y0 = solid(g.contours)
-        mask = cv2.copyMakeBorder(mask, r, r, r, r, cv2.BORDER_CONSTANT, value=0)
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.erode(mask, disc))
-        # what is left of a die after the erosion is a square of at least half its side
-        hearts = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= (0.3 * side) ** 2]
-        if len(hearts) < 2:
-            out.append(g)
-            continue
-        # every pixel of the region goes to the nearest heart
-        dist = np.stack([cv2.distanceTransform((labels != i).astype(np.uint8), cv2.DIST_L2, 3) for i in hearts])
-        owner = dist.argmin(0)
-        pieces = []
-        for k in range(len(hearts)):
-            part = ((owner == k) & (mask > 0)).astype(np.uint8) * 255
-            cs, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            cs = [c + (x0 - r, y0 - r) for c in cs if cv2.contourArea(c) >= (MIN_SIDE * 0.5) ** 2]
-            if cs:
-                pieces.append(region([max(cs, key=cv2.contourArea)], core, face))
-        # a row's joints can pinch as narrow as a corner does; but cut at a corner, every piece is one
-        # whole die (ours or a smaller one), while a row cut at a joint leaves pieces a die and a half long
-        whole = all(p.long <= 1.25 * side and p.long <= 1.35 * p.short for p in pieces)
-        out.extend(pieces if len(pieces) >= 2 and whole else [g])
+        pieces = None
+        if len(g.contours) == 1 and g.long > 1.2 * side:
+            # the narrowest waist first: erode a little more each time until the region falls apart
+            for r in range(2, max(3, int(round(side * NECK))) + 1):
+                pieces = _cut_at(g, r, side, core, face)
+                if pieces is not None:
+                    break
+        out.extend(pieces or [g])
     return out
+
+
+def _cut_at(g: Region, r: int, side: float, core: np.ndarray, face: np.ndarray) -> list[Region] | None:
+    """The region cut where an erosion of radius r parts it, when every piece is one whole die."""
+    mask, x0, y0 = solid(g.contours)
+    mask = cv2.copyMakeBorder(mask, r, r, r, r, cv2.BORDER_CONSTANT, value=0)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.erode(mask, disc))
+    hearts = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= (0.2 * side) ** 2]
+    if len(hearts) < 2:
+        return None
+    # every pixel of the region goes to the nearest heart
+    owner = np.stack([cv2.distanceTransform((labels != i).astype(np.uint8), cv2.DIST_L2, 3) for i in hearts]).argmin(0)
+    pieces = []
+    for k in range(len(hearts)):
+        part = ((owner == k) & (mask > 0)).astype(np.uint8) * 255
+        cs, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        biggest = max(cs, key=cv2.contourArea)
+        pieces.append(region([biggest + (x0 - r, y0 - r)], core, face))
+    # a row's joints can pinch as narrow as a corner does; but cut at a corner, every piece is one
+    # whole die (ours or a smaller one), while a row cut at a joint leaves pieces a die and a half long
+    if all(p.area >= 0.4 * side * side and p.long <= 1.25 * side and p.long <= 1.35 * p.short for p in pieces):
+        return pieces
+    return None
 
 
 def smaller_die(g: Region, side: float, frame_shape, glare: np.ndarray | None = None) -> bool:
@@ -314,8 +317,6 @@ def split(g: Region, n: int, side: float) -> list[Blob]:
     if n <= 0:
         return []
     if n == 1:
-        if g.long > 1.25 * side and g.faces is not None:
-            return [_lone(g, side)]
         return [Blob(g.x, g.y, side, g.angle, g.area, g.fill, g.long / g.short, 1)]
     mask, x0, y0 = solid(g.contours)
     ys, xs = np.nonzero(mask[::2, ::2])  # every other pixel is plenty to place the cuts
@@ -330,19 +331,3 @@ def split(g: Region, n: int, side: float) -> list[Blob]:
         out.append(Blob(cx + x0, cy + y0, side, ang, len(part) * 4.0, fill, long_ / short, n))
     return out
 
-
-def _lone(g: Region, side: float) -> Blob:
-    """One die in a region longer than a die (a lighter die's shaded side or pips joined it): the
-    die is where a die-sized window holds the most dark face."""
-    own, x0, y0 = g.faces
-    k = max(3, int(side * 0.9))
-    density = cv2.boxFilter(own.astype(np.float32) / 255, -1, (k, k), normalize=False, borderType=cv2.BORDER_CONSTANT)
-    ys, xs = np.nonzero(density >= 0.97 * density.max())
-    cx, cy = float(xs.mean()), float(ys.mean())
-    h = side * 0.6  # a little more than the die, so a turned die's corners still show its angle
-    window = own[max(int(cy - h), 0):int(cy + h) + 1, max(int(cx - h), 0):int(cx + h) + 1]
-    pts = cv2.findNonZero(window)
-    if pts is None or len(pts) < 5:
-        return Blob(g.x, g.y, side, g.angle, g.area, g.fill, g.long / g.short, 1)
-    _, _, short, long_, ang, fill = rect_stats(pts.reshape(-1, 2), float(len(pts)))
-    return Blob(cx + x0, cy + y0, side, ang, g.area, fill, long_ / short, 1)
