@@ -25,7 +25,7 @@ SLIVER = 0.75  # of a die's area: a region this small may be part of a die cut b
 DARK_SHARE = 0.55  # of a region short of a die that is dark face: a light die's shaded half or pips have less
 PLAUSIBLE = 0.75  # how far (in dice) a count may stray from a region's own estimate to meet the hint
 NECK = 0.3  # of a die's side: a region whose waist is narrower than twice this is dice touching at a corner
-SMALLER = 0.85  # of a die's side: a whole die this much smaller (13.5 mm beside 16 mm) is another set's
+SMALLER = 0.85  # of a die's side: a whole die this much smaller (an area below 0.85 squared) is another set's
 
 
 @dataclass(frozen=True)
@@ -209,18 +209,26 @@ def smaller_die(g: Region, side: float, frame_shape, glare: np.ndarray | None = 
     if g.area >= (SMALLER ** 2) * side * side:
         return False
     outer = cv2.convexHull(np.concatenate(g.contours)).reshape(-1, 2)
+    # the width may come out a little larger than the die (its shadow, or a corner of the die it
+    # touched): the area says "smaller", the width only has to rule out a die cut in half
     short = rect_stats(outer, g.area)[2]
-    if short >= SMALLER * side:
+    if short >= 0.9 * side:
         return False
     x, y, w, h = cv2.boundingRect(outer)
     height, width = frame_shape[:2]
     if x <= 1 or y <= 1 or x + w >= width - 1 or y + h >= height - 1:
         return False
     if glare is not None:
+        # a reflection right beside the dark part (not the die's own white symbols, inside it)
         r = int(side * 0.35)
-        x0, y0 = max(x - r, 0), max(y - r, 0)
-        near = glare[y0:y + h + r, x0:x + w + r]
-        if cv2.countNonZero(near) >= 0.05 * side * side:
+        mask, mx, my = solid(g.contours)
+        mask = cv2.copyMakeBorder(mask, r, r, r, r, cv2.BORDER_CONSTANT, value=0)
+        ring = cv2.subtract(cv2.dilate(mask, np.ones((2 * r + 1, 2 * r + 1), np.uint8)), mask)
+        x0, y0 = mx - r, my - r
+        near = np.zeros_like(ring)
+        src = glare[max(y0, 0):y0 + ring.shape[0], max(x0, 0):x0 + ring.shape[1]]
+        near[max(-y0, 0):max(-y0, 0) + src.shape[0], max(-x0, 0):max(-x0, 0) + src.shape[1]] = src
+        if cv2.countNonZero(cv2.bitwise_and(ring, near)) >= 0.05 * side * side:
             return False
     return True
 

@@ -22,7 +22,7 @@ from .clusters import DEFAULT_SIDE, Blob, choose, cut_necks, find_regions, measu
 CORE_RATIO = 0.45  # a die's face: black ~0.15-0.3 of the tray's brightness, smoky, navy, purple up to ~0.45
 BLACK_RATIO = 0.34  # a black die's face; a lamp's shadow on the tray rarely gets this dark
 EDGE_RATIO = 0.62  # a die's rounded edges are lighter than its face yet stay below this; soft shadows above
-GLARE_RATIO = 1.1  # a lamp's reflection on a glossy die: brighter than the tray around it
+GLARE_RATIO = 1.1  # a lamp's reflection on a glossy die: brighter than the tray's usual colour
 SMALL = (160, 120)  # working size for tray level and hand search: cheap and blurs away the dice
 
 
@@ -83,9 +83,9 @@ def brightest(frame: np.ndarray) -> np.ndarray:
 
 
 def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray | None = None,
-              side: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(core, face, die, glare): the dark faces of dice; the same with the gaps their symbols and glare
-    cut closed; that grown over each die's lighter rounded rim; and what is brighter than the tray."""
+              side: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(core, face, die): the dark faces of dice; the same with the gaps their symbols and glare
+    cut closed; and that grown over each die's lighter rounded rim."""
     v = brightest(frame)
     h, w = v.shape
     level = level_small.astype(np.float32)
@@ -126,8 +126,7 @@ def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray
     r = int(max(2, s * 0.12))
     near = cv2.dilate(face, np.ones((2 * r + 1, 2 * r + 1), np.uint8))
     die = cv2.bitwise_or(face, cv2.bitwise_and(edge, near))
-    glare = cv2.compare(ratio, GLARE_RATIO * 100, cv2.CMP_GT)
-    return core, face, cv2.morphologyEx(die, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), glare
+    return core, face, cv2.morphologyEx(die, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 
 def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray | None = None,
@@ -140,7 +139,7 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
     small = cv2.resize(frame, SMALL, interpolation=cv2.INTER_AREA)
     level, tray = tray_level(frame, small)
     hand, hand_mask = find_hand(small, tray)
-    core, face, die, glare = die_masks(frame, level, background, side)
+    core, face, die = die_masks(frame, level, background, side)
     regions = find_regions(die, core, face)
     known = side is not None
     if side is None:
@@ -151,6 +150,10 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
     if known:
         # a calibrated die size tells our dice from another set's smaller ones; a size measured from
         # the frame is only what most regions agree on, and cannot tell them apart
+        # the tray's own level would rise over a broad reflection (it is the local brightest): a
+        # reflection is white (all channels high, unlike a yellow symbol) above the tray's usual colour
+        b, g, r = cv2.split(frame)
+        glare = cv2.compare(cv2.min(cv2.min(b, g), r), min(GLARE_RATIO * float(tray.max()), 245.0), cv2.CMP_GT)
         regions = [g for g in regions if not smaller_die(g, side, frame.shape, glare)]
     if hand:
         big = cv2.resize(cv2.dilate(hand_mask, np.ones((5, 5), np.uint8)), (frame.shape[1], frame.shape[0]),
