@@ -209,10 +209,11 @@ def smaller_die(g: Region, side: float, frame_shape, glare: np.ndarray | None = 
     if g.area >= (SMALLER ** 2) * side * side:
         return False
     outer = cv2.convexHull(np.concatenate(g.contours)).reshape(-1, 2)
-    # the width may come out a little larger than the die (its shadow, or a corner of the die it
-    # touched): the area says "smaller", the width only has to rule out a die cut in half
+    # the area says "smaller"; the width only keeps a die of ours with a bite out of its face (it
+    # keeps its full width), and may come out larger than a small die's own (its shadow, or a corner
+    # of the die it touched), so it is only asked to be short of a whole side
     short = rect_stats(outer, g.area)[2]
-    if short >= 0.9 * side:
+    if short >= 0.95 * side:
         return False
     x, y, w, h = cv2.boundingRect(outer)
     height, width = frame_shape[:2]
