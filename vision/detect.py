@@ -22,6 +22,7 @@ from .clusters import DEFAULT_SIDE, Blob, choose, cut_necks, find_regions, measu
 CORE_RATIO = 0.45  # a die's face: black ~0.15-0.3 of the tray's brightness, smoky, navy, purple up to ~0.45
 BLACK_RATIO = 0.34  # a black die's face; a lamp's shadow on the tray rarely gets this dark
 EDGE_RATIO = 0.62  # a die's rounded edges are lighter than its face yet stay below this; soft shadows above
+PIP = 0.2  # of a die's side: a lone dark speck narrower than this is a pip, not a piece of a face
 GLARE_RATIO = 1.1  # a lamp's reflection on a glossy die: brighter than the tray's usual colour
 SMALL = (160, 120)  # working size for tray level and hand search: cheap and blurs away the dice
 
@@ -117,6 +118,10 @@ def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray
         patch = cv2.bitwise_and(patch, core[y:y + ch, x:x + cw])
         if cv2.countNonZero(cv2.bitwise_and(patch, black[y:y + ch, x:x + cw])) < 0.3 * cv2.countNonZero(patch):
             seeds[y:y + ch, x:x + cw] |= patch
+    # a light die's pips are dark specks with no dark around them: the closing below would join them
+    # onto a dark die beside it. A black piece of a face that a symbol or glare cut off stays: the
+    # face's darkness around it (below CORE_RATIO, if not black) keeps it in one dark patch.
+    cv2.drawContours(seeds, [c for c in contours if cv2.contourArea(c) < (PIP * s) ** 2], -1, 0, -1)
     # close the gaps a bright symbol or glare cuts into a face (a "Zzz" can cut a die in two),
     # without bridging dice that merely lie near each other
     k = int(max(5, s * 0.35)) | 1
