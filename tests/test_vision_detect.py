@@ -222,6 +222,8 @@ def test_real_photos_every_dark_die_once_and_nothing_on_light_dice():
             hits = [b for b in dice if math.hypot(b.x - truth["x"], b.y - truth["y"]) <= reach]
             if truth["kind"] == "set":
                 assert len(hits) == 1, (name, truth)  # found, and not cut in two
+                # and centred on it, not pulled towards a light die it touches (the reader reads a crop there)
+                assert math.hypot(hits[0].x - truth["x"], hits[0].y - truth["y"]) <= 0.15 * (truth["box"][2] - truth["box"][0])
             elif truth["body"] == "light" or truth["kind"] == "dark-other-size":
                 assert not hits, (name, truth)  # a light or coloured die, or a smaller dark one, is no die of the set
         for b in dice:  # and no die where there is none
