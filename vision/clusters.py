@@ -222,14 +222,11 @@ def smaller_die(g: Region, side: float, frame_shape, glare: np.ndarray | None = 
     if glare is not None:
         # a reflection right beside the dark part (not the die's own white symbols, inside it)
         r = int(side * 0.35)
-        mask, mx, my = solid(g.contours)
-        mask = cv2.copyMakeBorder(mask, r, r, r, r, cv2.BORDER_CONSTANT, value=0)
-        ring = cv2.subtract(cv2.dilate(mask, np.ones((2 * r + 1, 2 * r + 1), np.uint8)), mask)
-        x0, y0 = mx - r, my - r
-        near = np.zeros_like(ring)
-        src = glare[max(y0, 0):y0 + ring.shape[0], max(x0, 0):x0 + ring.shape[1]]
-        near[max(-y0, 0):max(-y0, 0) + src.shape[0], max(-x0, 0):max(-x0, 0) + src.shape[1]] = src
-        if cv2.countNonZero(cv2.bitwise_and(ring, near)) >= 0.05 * side * side:
+        x0, y0, x1, y1 = max(x - r, 0), max(y - r, 0), min(x + w + r, width), min(y + h + r, height)
+        own = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(own, [c - (x0, y0) for c in g.contours], -1, 255, -1)
+        ring = cv2.subtract(cv2.dilate(own, np.ones((2 * r + 1, 2 * r + 1), np.uint8)), own)
+        if cv2.countNonZero(cv2.bitwise_and(ring, glare[y0:y1, x0:x1])) >= 0.05 * side * side:
             return False
     return True
 
@@ -339,4 +336,3 @@ def split(g: Region, n: int, side: float) -> list[Blob]:
         cx, cy, short, long_, ang, fill = rect_stats(part, len(part) * 4.0)
         out.append(Blob(cx + x0, cy + y0, side, ang, len(part) * 4.0, fill, long_ / short, n))
     return out
-

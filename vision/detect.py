@@ -83,6 +83,12 @@ def brightest(frame: np.ndarray) -> np.ndarray:
     return cv2.max(cv2.max(b, g), r)
 
 
+def reflections(frame: np.ndarray, tray: np.ndarray) -> np.ndarray:
+    """Where a lamp's reflection may hide part of a die: white (every channel high, unlike a yellow
+    symbol) above the tray's usual colour. Not the local tray level: that rises over a reflection."""
+    return cv2.compare(frame.min(axis=2), min(GLARE_RATIO * float(tray.max()), 245.0), cv2.CMP_GT)
+
+
 def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray | None = None,
               side: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(core, face, die): the dark faces of dice; the same with the gaps their symbols and glare
@@ -155,10 +161,7 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
     if known:
         # a calibrated die size tells our dice from another set's smaller ones; a size measured from
         # the frame is only what most regions agree on, and cannot tell them apart
-        # the tray's own level would rise over a broad reflection (it is the local brightest): a
-        # reflection is white (all channels high, unlike a yellow symbol) above the tray's usual colour
-        b, g, r = cv2.split(frame)
-        glare = cv2.compare(cv2.min(cv2.min(b, g), r), min(GLARE_RATIO * float(tray.max()), 245.0), cv2.CMP_GT)
+        glare = reflections(frame, tray)
         regions = [g for g in regions if not smaller_die(g, side, frame.shape, glare)]
     if hand:
         big = cv2.resize(cv2.dilate(hand_mask, np.ones((5, 5), np.uint8)), (frame.shape[1], frame.shape[0]),
