@@ -25,7 +25,7 @@ SLIVER = 0.75  # of a die's area: a region this small may be part of a die cut b
 DARK_SHARE = 0.55  # of a region short of a die that is dark face: a light die's shaded half or pips have less
 PLAUSIBLE = 0.75  # how far (in dice) a count may stray from a region's own estimate to meet the hint
 NECK = 0.3  # of a die's side: a region whose waist is narrower than twice this is dice touching at a corner
-SMALLER = 0.85  # of a die's side: a whole die this much smaller (an area below 0.85 squared) is another set's
+SMALLER = 0.85  # of a die's side: a whole die this much smaller (its hull below 0.85 squared) is another set's
 
 
 @dataclass(frozen=True)
@@ -194,8 +194,11 @@ def _cut_at(g: Region, r: int, side: float, core: np.ndarray, face: np.ndarray) 
         biggest = max(cs, key=cv2.contourArea)
         pieces.append(region([biggest + (x0 - r, y0 - r)], core, face))
     # a row's joints can pinch as narrow as a corner does; but cut at a corner, every piece is one
-    # whole die (ours or a smaller one), while a row cut at a joint leaves pieces a die and a half long
-    if all(p.area >= 0.4 * side * side and p.long <= 1.25 * side and p.long <= 1.35 * p.short for p in pieces):
+    # whole die (ours or a smaller one), while a row cut at a joint leaves pieces a die and a half
+    # long, or one die and a bitten one (a big symbol notches the mask and shrinks its heart)
+    areas = [p.area for p in pieces]
+    if min(areas) >= max(0.4 * side * side, 0.7 * max(areas)) and all(
+            p.long <= 1.25 * side and p.long <= 1.35 * p.short for p in pieces):
         return pieces
     return None
 
@@ -206,9 +209,10 @@ def smaller_die(g: Region, side: float, frame_shape, glare: np.ndarray | None = 
     Only what is seen whole can be judged: a die cut by the frame's edge, or with a highlight beside
     its dark part (a lamp's reflection may hide the rest of our die), is never called smaller. A
     cocked die of ours shows more than its top face, never less."""
-    if g.area >= (SMALLER ** 2) * side * side:
-        return False
+    # the hull, not the mask: a big symbol or a glare spot on a lighter dark die bites into the mask
     outer = cv2.convexHull(np.concatenate(g.contours)).reshape(-1, 2)
+    if cv2.contourArea(outer) >= (SMALLER ** 2) * side * side:
+        return False
     # the area says "smaller"; the width only keeps a die of ours with a bite out of its face (it
     # keeps its full width), and may come out larger than a small die's own (its shadow, or a corner
     # of the die it touched), so it is only asked to be short of a whole side

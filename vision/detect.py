@@ -86,7 +86,19 @@ def brightest(frame: np.ndarray) -> np.ndarray:
 def reflections(frame: np.ndarray, tray: np.ndarray) -> np.ndarray:
     """Where a lamp's reflection may hide part of a die: white (every channel high, unlike a yellow
     symbol) above the tray's usual colour. Not the local tray level: that rises over a reflection."""
-    return cv2.compare(frame.min(axis=2), min(GLARE_RATIO * float(tray.max()), 245.0), cv2.CMP_GT)
+    b, g, r = cv2.split(frame)
+    return cv2.compare(cv2.min(cv2.min(b, g), r), min(GLARE_RATIO * float(tray.max()), 245.0), cv2.CMP_GT)
+
+
+def _ringed_light(speck: np.ndarray, edge: np.ndarray) -> bool:
+    """Whether most of a thin ring round the speck is lighter than a die's rim."""
+    x, y, w, h = cv2.boundingRect(speck)
+    x0, y0 = max(x - 3, 0), max(y - 3, 0)
+    own = np.zeros((min(y + h + 3, edge.shape[0]) - y0, min(x + w + 3, edge.shape[1]) - x0), np.uint8)
+    cv2.drawContours(own, [speck - (x0, y0)], -1, 255, -1)
+    ring = cv2.subtract(cv2.dilate(own, np.ones((5, 5), np.uint8)), own)
+    dark = cv2.countNonZero(cv2.bitwise_and(ring, edge[y0:y0 + own.shape[0], x0:x0 + own.shape[1]]))
+    return dark < 0.5 * cv2.countNonZero(ring)
 
 
 def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray | None = None,
@@ -124,10 +136,11 @@ def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray
         patch = cv2.bitwise_and(patch, core[y:y + ch, x:x + cw])
         if cv2.countNonZero(cv2.bitwise_and(patch, black[y:y + ch, x:x + cw])) < 0.3 * cv2.countNonZero(patch):
             seeds[y:y + ch, x:x + cw] |= patch
-    # a light die's pips are dark specks with no dark around them: the closing below would join them
-    # onto a dark die beside it. A black piece of a face that a symbol or glare cut off stays: the
-    # face's darkness around it (below CORE_RATIO, if not black) keeps it in one dark patch.
-    cv2.drawContours(seeds, [c for c in contours if cv2.contourArea(c) < (PIP * s) ** 2], -1, 0, -1)
+    # a light die's pips are dark specks ringed by its light face: the closing below would join them
+    # onto a dark die beside it. A black bit of our face between a symbol and the rim stays: the rim
+    # around it is darker (below EDGE_RATIO).
+    cv2.drawContours(seeds, [c for c in contours if cv2.contourArea(c) < (PIP * s) ** 2 and _ringed_light(c, edge)],
+                     -1, 0, -1)
     # close the gaps a bright symbol or glare cuts into a face (a "Zzz" can cut a die in two),
     # without bridging dice that merely lie near each other
     k = int(max(5, s * 0.35)) | 1
