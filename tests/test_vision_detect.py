@@ -195,14 +195,15 @@ def test_our_die_cut_by_the_frame_under_a_reflection_or_cocked_still_counts():
         render.paste_cocked(img, 320, 240, size, 0.4, rig, rng)
         render.paste_die(img, "honey", 480, 150, size, 0.7, rig, rng)
         image, _ = render.finish(img, rig, rng, [])
-        # a lamp's reflection, whiter than the tray, over nearly half of the honey die
-        cv2.ellipse(image, (int(480 + size * 0.2), 150), (int(size * 0.35), int(size * 0.7)), 40, 0, 360, (252, 252, 252), -1)
+        # a lamp's reflection, whiter than the tray, over half of the honey die (what is left of the
+        # die is as small as a smaller set's; on some trays too little is left to be a die at all)
+        cv2.ellipse(image, (int(480 + size * 0.1), 150), (int(size * 0.45), int(size * 0.7)), 40, 0, 360, (252, 252, 252), -1)
         dice = detect(image, side=size).dice
         found.append([any(b.x < size * 0.6 for b in dice),
                       any(abs(b.x - 320) < size and abs(b.y - 240) < size for b in dice),
                       any(abs(b.x - 480) < size and abs(b.y - 150) < size for b in dice)])
     edge, cocked, reflected = (sum(f[k] for f in found) for k in range(3))
-    assert edge >= 5 and cocked == 6 and reflected >= 5, found
+    assert edge >= 5 and cocked == 6 and reflected >= 4, found
 
 
 PHOTOS = Path(__file__).parent / "fixtures" / "dice-photos"

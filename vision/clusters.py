@@ -213,7 +213,7 @@ def smaller_die(g: Region, side: float, frame_shape, glare: np.ndarray | None = 
     outer = cv2.convexHull(np.concatenate(g.contours)).reshape(-1, 2)
     if cv2.contourArea(outer) >= (SMALLER ** 2) * side * side:
         return False
-    # the area says "smaller"; the width only keeps a die of ours with a bite out of its face (it
+    # the hull says "smaller"; the width only keeps a die of ours with a bite out of its face (it
     # keeps its full width), and may come out larger than a small die's own (its shadow, or a corner
     # of the die it touched), so it is only asked to be short of a whole side
     short = rect_stats(outer, g.area)[2]
