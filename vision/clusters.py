@@ -24,6 +24,8 @@ MAX_GROUP = 9  # more dice than this in one dark region: a rim or a shadowed cor
 SLIVER = 0.75  # of a die's area: a region this small may be part of a die cut by a highlight
 DARK_SHARE = 0.55  # of a region short of a die that is dark face: a light die's shaded half or pips have less
 PLAUSIBLE = 0.75  # how far (in dice) a count may stray from a region's own estimate to meet the hint
+NECK = 0.3  # of a die's side: a region whose waist is narrower than twice this is dice touching at a corner
+SMALLER = 0.85  # of a die's side: a whole die this much smaller (its hull below 0.85 squared) is another set's
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,82 @@ def _join(a: Region, b: Region) -> Region:
     inner = cv2.convexHull(np.concatenate(faces)).reshape(-1, 2) if faces else None
     area = a.area + b.area
     return Region(contours, area, *_shape(outer, inner, area), (a.dark * a.area + b.dark * b.area) / area, inner)
+
+
+def cut_necks(regions: list[Region], side: float, core: np.ndarray, face: np.ndarray) -> list[Region]:
+    """Cut regions at a narrow waist into whole dice: dice touching only at a corner are two regions,
+    each then counted and sized on its own. A region that fits in one die is left whole (a die whose
+    mask a highlight or a symbol pinched)."""
+    out = []
+    for g in regions:
+        pieces = None
+        if len(g.contours) == 1 and g.long > 1.2 * side:
+            # the narrowest waist first: erode a little more each time until the region falls apart
+            for r in range(2, max(3, int(round(side * NECK))) + 1):
+                pieces = _cut_at(g, r, side, core, face)
+                if pieces is not None:
+                    break
+        out.extend(pieces or [g])
+    return out
+
+
+def _cut_at(g: Region, r: int, side: float, core: np.ndarray, face: np.ndarray) -> list[Region] | None:
+    """The region cut where an erosion of radius r parts it, when every piece is one whole die."""
+    mask, x0, y0 = solid(g.contours)
+    mask = cv2.copyMakeBorder(mask, r, r, r, r, cv2.BORDER_CONSTANT, value=0)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.erode(mask, disc))
+    hearts = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= (0.2 * side) ** 2]
+    if len(hearts) < 2:
+        return None
+    # every pixel of the region goes to the nearest heart
+    owner = np.stack([cv2.distanceTransform((labels != i).astype(np.uint8), cv2.DIST_L2, 3) for i in hearts]).argmin(0)
+    pieces = []
+    for k in range(len(hearts)):
+        part = ((owner == k) & (mask > 0)).astype(np.uint8) * 255
+        cs, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        biggest = max(cs, key=cv2.contourArea)
+        pieces.append(region([biggest + (x0 - r, y0 - r)], core, face))
+    # a row's joints can pinch as narrow as a corner does; but cut at a corner, every piece is one
+    # whole die (ours or a smaller one), while a row cut at a joint leaves pieces a die and a half
+    # long, or one die and a bitten one (a big symbol notches the mask and shrinks its heart)
+    areas = [p.area for p in pieces]
+    if min(areas) >= max(0.4 * side * side, 0.7 * max(areas)) and all(
+            p.long <= 1.25 * side and p.long <= 1.35 * p.short for p in pieces):
+        return pieces
+    return None
+
+
+def smaller_die(g: Region, side: float, frame_shape, glare: np.ndarray | None = None) -> bool:
+    """A whole dark die clearly smaller than ours: another set's, not to be read.
+
+    Only what is seen whole can be judged: a die cut by the frame's edge, or with a highlight beside
+    its dark part (a lamp's reflection may hide the rest of our die), is never called smaller. A
+    cocked die of ours shows more than its top face, never less."""
+    # the hull, not the mask: a big symbol or a glare spot on a lighter dark die bites into the mask
+    outer = cv2.convexHull(np.concatenate(g.contours)).reshape(-1, 2)
+    if cv2.contourArea(outer) >= (SMALLER ** 2) * side * side:
+        return False
+    # the hull says "smaller"; the width only keeps a die of ours with a bite out of its face (it
+    # keeps its full width), and may come out larger than a small die's own (its shadow, or a corner
+    # of the die it touched), so it is only asked to be short of a whole side
+    short = rect_stats(outer, g.area)[2]
+    if short >= 0.95 * side:
+        return False
+    x, y, w, h = cv2.boundingRect(outer)
+    height, width = frame_shape[:2]
+    if x <= 1 or y <= 1 or x + w >= width - 1 or y + h >= height - 1:
+        return False
+    if glare is not None:
+        # a reflection right beside the dark part (not the die's own white symbols, inside it)
+        r = int(side * 0.35)
+        x0, y0, x1, y1 = max(x - r, 0), max(y - r, 0), min(x + w + r, width), min(y + h + r, height)
+        own = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(own, [c - (x0, y0) for c in g.contours], -1, 255, -1)
+        ring = cv2.subtract(cv2.dilate(own, np.ones((2 * r + 1, 2 * r + 1), np.uint8)), own)
+        if cv2.countNonZero(cv2.bitwise_and(ring, glare[y0:y1, x0:x1])) >= 0.05 * side * side:
+            return False
+    return True
 
 
 def estimate(g: Region, side: float) -> float | None:

@@ -17,12 +17,14 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .clusters import DEFAULT_SIDE, Blob, choose, find_regions, measure_side, merge_slivers
+from .clusters import DEFAULT_SIDE, Blob, choose, cut_necks, find_regions, measure_side, merge_slivers, smaller_die
 
 CORE_RATIO = 0.45  # a die's face: black ~0.15-0.3 of the tray's brightness, smoky, navy, purple up to ~0.45
 BLACK_RATIO = 0.34  # a black die's face; a lamp's shadow on the tray rarely gets this dark
 EDGE_RATIO = 0.62  # a die's rounded edges are lighter than its face yet stay below this; soft shadows above
 DARKER = (1.0, 1.2, 1.45, 1.7, 2.0)  # how much darker than the ratios above a tray may make our dice look
+PIP = 0.2  # of a die's side: a lone dark speck narrower than this is a pip, not a piece of a face
+GLARE_RATIO = 1.1  # a lamp's reflection on a glossy die: brighter than the tray's usual colour
 SMALL = (160, 120)  # working size for tray level and hand search: cheap and blurs away the dice
 
 
@@ -82,6 +84,24 @@ def brightest(frame: np.ndarray) -> np.ndarray:
     return cv2.max(cv2.max(b, g), r)
 
 
+def reflections(frame: np.ndarray, tray: np.ndarray) -> np.ndarray:
+    """Where a lamp's reflection may hide part of a die: white (every channel high, unlike a yellow
+    symbol) above the tray's usual colour. Not the local tray level: that rises over a reflection."""
+    b, g, r = cv2.split(frame)
+    return cv2.compare(cv2.min(cv2.min(b, g), r), min(GLARE_RATIO * float(tray.max()), 245.0), cv2.CMP_GT)
+
+
+def _ringed_light(speck: np.ndarray, edge: np.ndarray) -> bool:
+    """Whether most of a thin ring round the speck is lighter than a die's rim."""
+    x, y, w, h = cv2.boundingRect(speck)
+    x0, y0 = max(x - 3, 0), max(y - 3, 0)
+    own = np.zeros((min(y + h + 3, edge.shape[0]) - y0, min(x + w + 3, edge.shape[1]) - x0), np.uint8)
+    cv2.drawContours(own, [speck - (x0, y0)], -1, 255, -1)
+    ring = cv2.subtract(cv2.dilate(own, np.ones((5, 5), np.uint8)), own)
+    dark = cv2.countNonZero(cv2.bitwise_and(ring, edge[y0:y0 + own.shape[0], x0:x0 + own.shape[1]]))
+    return dark < 0.5 * cv2.countNonZero(ring)
+
+
 def brightness_ratio(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray | None = None) -> np.ndarray:
     """Every pixel's brightness in percent of the tray's under it (uint8)."""
     v = brightest(frame)
@@ -127,6 +147,11 @@ def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray
         patch = cv2.bitwise_and(patch, core[y:y + ch, x:x + cw])
         if cv2.countNonZero(cv2.bitwise_and(patch, black[y:y + ch, x:x + cw])) < 0.3 * cv2.countNonZero(patch):
             seeds[y:y + ch, x:x + cw] |= patch
+    # a light die's pips are dark specks ringed by its light face: the closing below would join them
+    # onto a dark die beside it. A black bit of our face between a symbol and the rim stays: the rim
+    # around it is darker (below EDGE_RATIO).
+    cv2.drawContours(seeds, [c for c in contours if cv2.contourArea(c) < (PIP * s) ** 2 and _ringed_light(c, edge)],
+                     -1, 0, -1)
     # close the gaps a bright symbol or glare cuts into a face (a "Zzz" can cut a die in two),
     # without bridging dice that merely lie near each other
     k = int(max(5, s * 0.35)) | 1
@@ -152,11 +177,17 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
     hand, hand_mask = find_hand(small, tray)
     core, face, die = die_masks(frame, level, background, side, dark)
     regions = find_regions(die, core, face)
+    known = side is not None
     if side is None:
         # pieces of one die cut apart by a highlight only tell the size once joined
         regions = merge_slivers(regions, measure_side(regions))
         side = measure_side(regions)
-    regions = merge_slivers(regions, side)
+    regions = cut_necks(merge_slivers(regions, side), side, core, face)
+    if known:
+        # a calibrated die size tells our dice from another set's smaller ones; a size measured from
+        # the frame is only what most regions agree on, and cannot tell them apart
+        glare = reflections(frame, tray)
+        regions = [g for g in regions if not smaller_die(g, side, frame.shape, glare)]
     if hand:
         big = cv2.resize(cv2.dilate(hand_mask, np.ones((5, 5), np.uint8)), (frame.shape[1], frame.shape[0]),
                          interpolation=cv2.INTER_NEAREST)
