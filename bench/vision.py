@@ -181,6 +181,20 @@ def bench_speed():
         vmodel.load_model()
         loads.append(time.perf_counter() - t)
     print(f"load the default model: median {1000 * statistics.median(loads):.1f} ms (target <= 200 ms)")
+    with tempfile.TemporaryDirectory() as d:  # a calibrated model of each kind (model.Model.descriptor)
+        rig = render.random_rig(rng, render.HELDOUT)
+        render.write_calibration_set(d, rng, rig, per_face=6, empty=3)
+        for compare in ("views", "map"):
+            t = time.perf_counter()
+            calibrated = DiceReader(calibrate(d, compare=compare))
+            took = time.perf_counter() - t
+            times = []
+            for f in frames:
+                c = time.thread_time()
+                calibrated.read(f)
+                times.append(time.thread_time() - c)
+            print(f"calibrated, comparing {compare}: read a frame with 5 dice in a median {1000 * statistics.median(times):.1f}"
+                  f" ms CPU; calibrating from 6 rendered photos per face (5 dice each) took {took:.1f} s")
 
 
 def bench_settle(rolls):

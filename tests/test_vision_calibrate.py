@@ -124,7 +124,7 @@ def test_the_report_says_how_each_face_did(real_model):
     assert set(report["faces"]) == {"bee", "honey", "zzz", "zombee"}
     assert all(0 <= a <= 1 for a in report["faces"].values())
     assert report["weakest"] == min(report["faces"], key=report["faces"].get)
-    assert report["photos"] == {"bee": 4, "honey": 4, "zzz": 4, "zombee": 4}
+    assert report["photos"] == {"bee": 6, "honey": 6, "zzz": 6, "zombee": 6}
 
 
 def test_a_face_with_too_few_photos_is_named_with_what_to_do(tmp_path):
@@ -190,7 +190,7 @@ def test_a_camera_with_three_times_the_pixels_reads_the_same_dice(tmp_path):
         out.parent.mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(out), _bigger(read_image(f)))
     model = calibrate(tmp_path / "calibration")
-    assert model.report["accuracy"] >= 0.6  # 0.81 at the photos' own size
+    assert model.report["accuracy"] >= 0.6  # 0.92 at the photos' own size
     for folder, name in (("read", "t1_IMG_20191208_112122.jpg"), ("detect", "t1_IMG_20191208_111642.jpg")):
         labels = json.loads((PHOTOS / folder / "labels.json").read_text())[name]["dice"]
         dice = DiceReader(model).read(_bigger(read_image(PHOTOS / folder / name))).dice

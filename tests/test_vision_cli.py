@@ -1,5 +1,6 @@
 import argparse
 import json
+import shutil
 from pathlib import Path
 
 import cv2
@@ -79,16 +80,21 @@ def test_calibrate_prints_the_report_and_keeps_a_better_model_unless_forced(tmp_
     assert f"wrote {out}" in text and "cross-validated" in text and "weakest face" in text
     first = load_model(out)
     assert first.kind == "calibrated" and set(first.report["faces"]) == {"bee", "honey", "zzz", "zombee"}
-    # the model in place read every left-out die right: a new calibration that does worse must not replace it
+    # the model in place read every left-out die right: a new calibration that does worse (too few
+    # photos of bee to know it) must not replace it
     first.report = dict(first.report, accuracy=1.0, ok=True)
     save_model(first, out)
     before = out.read_bytes()
-    assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(out)]) == 1
+    fewer = tmp_path / "fewer"
+    shutil.copytree(PHOTOS / "calibration", fewer)
+    for extra in sorted((fewer / "bee").iterdir())[2:]:
+        extra.unlink()
+    assert run(["vision", "calibrate", str(fewer), "--out", str(out)]) == 1
     err = capsys.readouterr().err
     refusal = [line for line in err.splitlines() if "kept" in line]
     assert len(refusal) == 1 and "--force" in refusal[0] and str(out) in refusal[0]
     assert out.read_bytes() == before
-    assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(out), "--force"]) == 0
+    assert run(["vision", "calibrate", str(fewer), "--out", str(out), "--force"]) == 0
     assert out.read_bytes() != before
 
 

@@ -105,3 +105,19 @@ def test_a_model_of_another_shape_is_refused(tmp_path):
         np.savez(fh, **data)
     with pytest.raises(vm.ModelError, match="odd.npz.*shape"):
         vm.load_model(path)
+
+
+def test_a_model_comparing_views_keeps_them_through_its_file(tmp_path):
+    from vision.features import VIEW_DIM
+
+    rng = np.random.default_rng(3)
+    protos = rng.normal(size=(4, VIEW_DIM)).astype(np.float32)
+    protos /= np.linalg.norm(protos, axis=1, keepdims=True)
+    m = vm.Model(protos, np.arange(4), scale=0.1, radius=0.5, kind="calibrated", descriptor="views")
+    vm.save_model(m, tmp_path / "v.npz")
+    back = vm.load_model(tmp_path / "v.npz")
+    assert back.descriptor == "views" and back.needs_views
+    turned = np.repeat(protos[:, None], 8, axis=1)  # every turn of each die looks like its prototype
+    assert back.predict_proba(None, views=turned).argmax(1).tolist() == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="views"):
+        back.predict_proba(protos[:, :vm.DIM])

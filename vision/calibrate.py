@@ -13,6 +13,7 @@ Bad input stops with a message naming the file.
 from __future__ import annotations
 
 import hashlib
+from typing import NamedTuple
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -24,21 +25,30 @@ from companion.commands import DICE_FACES
 from companion.errors import ImageError
 
 from .detect import DARKER, SMALL, brightest, detect
-from .features import CROP, PATCH, crop, face_map
+from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
+from .features import die_features
 from .model import CLASSES, UNKNOWN, Model, gated, load_model
 from .net import net_proba
 from .symbol import symbol_features
 from .reader import DiceReader, read_image, working
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
-AUGMENT = 24  # prototypes made from each calibration die
+CLEARLY = 0.05  # symbol maps are kept over views when they read this much more of the left-out dice
+MIX_NEAR = 0.8  # a mixture nearer a face than this times the 90% left-out distance is dropped
 GOOD = 0.95  # cross-validated share of a face's dice read right for the face to count as learned
 MIN_PHOTOS = 3
 RADIUS_MARGIN = 1.3  # unknown beyond this many times the distance that holds 90% of left-out dice
 NET_GATE = 1.2  # with the ZomBee network kept, the default's radius (times this) is the least radius
 MIXED_RATIO = 0.5  # a left-out die this much nearer another face than its own is in the wrong folder
 DOUBT_RATIO = 0.75  # ... and this much nearer is named in the report  # fewer photos of a face cannot show how that face varies
-_yy, _xx = np.mgrid[0:PATCH, 0:PATCH].astype(np.float32)
+
+
+class Taught(NamedTuple):
+    """One die of the calibration photos: its crops (examples.augment), tray colour, face and photo."""
+    crops: list
+    tray: np.ndarray
+    face: int
+    photo: int
 
 
 class CalibrationError(ImageError):
@@ -72,64 +82,59 @@ def darkness(faces: list[np.ndarray], empties: list[np.ndarray], background: np.
     return DARKER[0]
 
 
-def _glare(p: np.ndarray, rng) -> None:
-    """A lamp's reflection on a glossy face, in place: a soft spot, or a thin arc along a rounded edge."""
-    if rng.random() < 0.5:
-        gx, gy = rng.uniform(0.25, 0.75, 2) * PATCH
-        sig = PATCH * rng.uniform(0.06, 0.16)
-        p += (rng.uniform(40, 140) * np.exp(-((_xx - gx) ** 2 + (_yy - gy) ** 2) / (2 * sig * sig)))[..., None]
-        return
-    arc = np.zeros((PATCH, PATCH), np.float32)
-    c = PATCH / 2 + rng.uniform(-3, 3, 2)
-    r = PATCH * rng.uniform(0.3, 0.45)
-    start = rng.uniform(0, 360)
-    cv2.ellipse(arc, (int(c[0]), int(c[1])), (int(r), int(r * rng.uniform(0.8, 1.2))), 0, start,
-                start + rng.uniform(40, 160), 1.0, 1, cv2.LINE_AA)
-    p += (cv2.GaussianBlur(arc, (0, 0), 0.6) * rng.uniform(60, 160))[..., None]
-
-
-def augment(frame, x, y, side, angle, tray, rng, n: int = AUGMENT) -> list[np.ndarray]:
-    """Maps of one die as the next roll may show it: cut a little off centre and off size, brighter or
-    darker, blurred, noisy, with glare."""
-    out = [face_map(crop(frame, x, y, side, angle, CROP), tray)]
-    for _ in range(n - 1):
-        reach = 0.08 * side
-        p = crop(frame, x + rng.uniform(-reach, reach), y + rng.uniform(-reach, reach), side * rng.uniform(0.9, 1.1),
-                 angle + rng.uniform(-0.12, 0.12), CROP).astype(np.float32)
-        p = p * rng.uniform(0.8, 1.2) + rng.normal(0, rng.uniform(1, 6), p.shape)
-        if rng.random() < 0.5:
-            _glare(p, rng)
-        if rng.random() < 0.3:
-            p = cv2.GaussianBlur(p, (0, 0), rng.uniform(0.4, 1.0))
-        out.append(face_map(np.clip(p, 0, 255).astype(np.uint8), tray))
-    return out
-
-
-def cross_validate(maps: np.ndarray, labels: np.ndarray, groups: np.ndarray, firsts: np.ndarray) -> np.ndarray:
-    """(dice, classes) distances from each die (its plain map, row firsts[i]) to the prototypes of
-    the other photos (groups): how the model would see a die it was not taught."""
-    probe = Model(maps, labels)
+def cross_validate(protos: np.ndarray, labels: np.ndarray, groups: np.ndarray, firsts: np.ndarray,
+                   plain: np.ndarray, descriptor: str = "map") -> np.ndarray:
+    """(dice, classes) distances from each die (plain[i]: its query as photographed, see
+    examples.query; its prototypes start at row firsts[i]) to the prototypes of the other photos
+    (groups): how the model would see a die it was not taught."""
+    probe = Model(protos, labels, descriptor=descriptor)
     out = np.full((len(firsts), len(CLASSES)), np.inf, np.float32)
     for g in np.unique(groups):
         rest = groups != g
         mine = np.flatnonzero(groups[firsts] == g)
         if not rest.any() or not mine.size:
             continue
-        probe.protos, probe.labels = maps[rest], labels[rest]
-        out[mine] = probe.distances(maps[firsts[mine]])
+        probe.protos, probe.labels = protos[rest], labels[rest]
+        out[mine] = probe.distances(plain[mine])
     return out
 
 
-def fit_confidence(d: np.ndarray, truth: np.ndarray, quantile: float = 0.9, margin: float = 1.15) -> tuple[float, float]:
-    """(scale, radius) from cross-validated distances: radius admits nearly every die of a taught face,
-    scale is the softest that still lets a clear winner reach 0.9."""
-    own = d[np.arange(len(truth)), truth]
+def left_out_unknown(mixes: np.ndarray, pairs: np.ndarray, plain: np.ndarray, photo: np.ndarray,
+                     descriptor: str) -> np.ndarray:
+    """Distance from each die (plain, from photo) to the nearest mixture made without its photo."""
+    probe = Model(first_view(mixes), np.full(len(mixes), UNKNOWN), descriptor=descriptor)
+    out = np.full(len(plain), np.inf, np.float32)
+    for g in np.unique(photo):
+        rest = (pairs != g).all(axis=1)
+        mine = np.flatnonzero(photo == g)
+        if rest.any():
+            probe.protos, probe.labels = first_view(mixes[rest]), np.full(int(rest.sum()), UNKNOWN)
+            out[mine] = probe.distances(plain[mine])[:, UNKNOWN]
+    return out
+
+
+def fit_confidence(d: np.ndarray, truth: np.ndarray, quantile: float = 0.9, margin: float = 1.15,
+                   likelihood: bool = False) -> tuple[float, float]:
+    """(scale, radius) from cross-validated distances: radius admits nearly every die of a taught face.
+    With likelihood, scale is the one under which the left-out dice are best explained as their own
+    faces, which is what makes a confidence of 0.9 mean what it says on new dice; else (symbol maps,
+    measured on rendered trays) the softest that still lets a clear winner reach 0.9."""
+    rows = np.arange(len(truth))
+    own = d[rows, truth]
     own = own[np.isfinite(own)]
     if not own.size:
         return 0.12, 0.5
     radius = float(np.clip(np.quantile(own, quantile) * margin, 0.2, 0.9))
-    scale = float(np.clip(np.median(own) * 0.45, 0.05, 0.3))
-    return scale, radius
+    if not likelihood:
+        return float(np.clip(np.median(own) * 0.45, 0.05, 0.3)), radius
+    probe = Model(np.zeros((1, 1), np.float32), np.zeros(1, int), radius=radius)
+    best, pick = -np.inf, 0.12
+    for scale in radius * np.geomspace(0.05, 0.8, 28):
+        probe.scale = scale
+        score = np.log(probe.proba(d.copy())[rows, truth] + 1e-4).mean()
+        if score > best:
+            best, pick = score, float(scale)
+    return pick, radius
 
 
 def untaught_unknown(model: Model, d: np.ndarray, truth: np.ndarray) -> float:
@@ -215,8 +220,10 @@ def _check_left_out(d: np.ndarray, truth: np.ndarray, files: list[Path]) -> list
     return doubts
 
 
-def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augment_per_die: int = AUGMENT) -> Model:
-    """A model tuned to the table photographed in folder (see the module doc for the layout)."""
+def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augment_per_die: int = AUGMENT,
+              compare: str | None = None) -> Model:
+    """A model tuned to the table photographed in folder (see the module doc for the layout). compare:
+    "views" or "map" to choose how dice are compared (model.Model.descriptor); None tries both."""
     folder = Path(folder)
     base = base or load_model()
     empties = [working(read_image(f))[0] for f in photos(folder / "empty")]
@@ -234,7 +241,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             first[f] = det
     side = float(np.median(sides))
     rng = np.random.default_rng(seed)
-    maps, labels, groups, firsts, files, symbols = [], [], [], [], [], []
+    dice, files, symbols, plain_maps = [], [], [], []
     photo_count = {}
     photo = 0
     for face, items in shots.items():
@@ -245,45 +252,81 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
                 det = first[f]
             _check_mixed(checker, img, det, face, f)
             for b in det.dice:
-                firsts.append(len(maps))
                 files.append(f)
                 if base is not None and base.net is not None:
                     symbols.append(symbol_features(img, b, det.side, det.tray))
-                got = augment(img, b.x, b.y, det.side, b.angle, det.tray, rng, augment_per_die)
-                maps += got
-                labels += [CLASSES.index(face)] * len(got)
-                groups += [photo] * len(got)
+                    plain_maps.append(die_features(img, b, det.side, det.tray))
+                dice.append(Taught(augment(img, b.x, b.y, det.side, b.angle, rng, augment_per_die), det.tray,
+                                   CLASSES.index(face), photo))
         photo_count[face] = len(items)
         if log:
             log(f"{face}: {len(items)} photos")
-    maps = np.array(maps, np.float32)
-    labels, groups, firsts = np.array(labels), np.array(groups), np.array(firsts)
-    d = cross_validate(maps, labels, groups, firsts)
-    truth = labels[firsts]
-    scale, radius = fit_confidence(d, truth, margin=RADIUS_MARGIN)
-    model = Model(maps, labels, scale=scale, radius=radius, kind="calibrated", side=side, dark=dark,
-                  background=background,
-                  threshold=base.threshold if base is not None else 0.5)
+    # both ways of comparing dice are tried on the photos themselves, each photo left out in turn.
+    # Views come first: they ignore a symbol's colour and most glare, and held up best on real photos
+    # under other light; symbol maps are kept only when they read these photos clearly better (a
+    # set whose faces differ by colour alone, like ZomBee's yellow bee and green ZomBee)
+    if compare is not None:
+        model, d, report = _fit(compare, dice, photo_count, rng)
+    else:
+        views, maps = (_fit(descriptor, dice, photo_count, rng) for descriptor in ("views", "map"))
+        model, d, report = maps if maps[2]["accuracy"] >= views[2]["accuracy"] + CLEARLY else views
+    truth = np.array([t.face for t in dice])
+    model.side, model.dark, model.background = side, dark, background
+    model.threshold = base.threshold if base is not None else 0.5
     doubts = _check_left_out(d, truth, files)
-    pred = model.proba(d.copy())
-    report = quality(pred, truth, photo_count, model.threshold)
     if symbols:
         # the stock ZomBee network never saw these photos: its reading of them is a fair test; keep it
         # when it reads them at least as well as the photos read each other (ZomBee dice, not pips)
         # (and then the prototypes need only reject what neither has seen: the default's wider radius)
-        wide = max(radius, base.radius * NET_GATE)
-        with_net = gated(replace(model, radius=wide).proba(d.copy()), net_proba(base.net, maps[firsts], np.array(symbols)))
+        wide = max(model.radius, base.radius * NET_GATE)
+        with_net = gated(replace(model, radius=wide).proba(d.copy()),
+                         net_proba(base.net, np.array(plain_maps), np.array(symbols)))
         other = quality(with_net, truth, photo_count, model.threshold)
         if other["accuracy"] >= report["accuracy"]:
             model.net, model.radius, report = base.net, wide, other
+            # with the network kept the network names the face, and it cannot be asked to forget one
+            report["untaught_unknown"] = None
     model.report = report
-    # with the network kept the network names the face, and it cannot be asked to forget one
-    model.report["untaught_unknown"] = None if model.net is not None else round(untaught_unknown(model, d, truth), 3)
     model.report["network"] = model.net is not None
+    model.report["compares"] = model.descriptor
     model.report["doubts"] = doubts  # photos worth a second look: in the right folder? a glare?
     model.report["photo_ids"] = sorted(hashlib.sha1(f.read_bytes()).hexdigest()[:12]
                                        for items in shots.values() for f, _ in items)
     return model
+
+
+def _fit(descriptor: str, dice: list, photo_count: dict, rng) -> tuple[Model, np.ndarray, dict]:
+    """(model, cross-validated distances, report) comparing dice by descriptor: every crop of every
+    die a prototype of its face, mixtures of faces prototypes of `unknown`."""
+    protos = [prototype(descriptor, c, t.tray) for t in dice for c in t.crops]
+    labels = np.concatenate([[t.face] * len(t.crops) for t in dice])
+    groups = np.concatenate([[t.photo] * len(t.crops) for t in dice])
+    firsts = np.cumsum([0] + [len(t.crops) for t in dice[:-1]])
+    plain = np.array([query(descriptor, t.crops[0], t.tray) for t in dice])
+    d = cross_validate(np.array(protos, np.float32), labels, groups, firsts, plain, descriptor)
+    truth = labels[firsts]
+    # Mixtures only for views: there they made 5- and 6-pip dice read unknown 84% of the time instead
+    # of 56% on the real photos; with symbol maps on rendered ZomBee trays they cost 1.5 points of
+    # held-out dice (a ZomBee die has no face outside the four)
+    mixes, pairs = mixtures(descriptor, [(t.crops[0], t.tray, t.face, t.photo) for t in dice], rng) \
+        if descriptor == "views" else (np.zeros((0,)), np.zeros((0, 2), int))
+    if len(mixes):
+        # a mixture that looks like a taught face (a 1 over a 2 is a 3) would make that face unknown:
+        # only those farther from every face than most left-out dice are from their own are kept
+        own = d[np.arange(len(truth)), truth]
+        near = MIX_NEAR * float(np.quantile(own[np.isfinite(own)], 0.9)) if np.isfinite(own).any() else 0.0
+        keep = Model(np.array(protos, np.float32), labels, descriptor=descriptor).distances(mixes)[:, :UNKNOWN].min(1) > near
+        mixes, pairs = mixes[keep], pairs[keep]
+    if len(mixes):
+        d[:, UNKNOWN] = left_out_unknown(mixes, pairs, plain, groups[firsts], descriptor)
+        protos = np.concatenate([np.array(protos, np.float32), first_view(mixes)])
+        labels = np.concatenate([labels, np.full(len(mixes), UNKNOWN)])
+    scale, radius = fit_confidence(d, truth, margin=RADIUS_MARGIN, likelihood=descriptor == "views")
+    model = Model(np.array(protos, np.float32), labels, scale=scale, radius=radius, kind="calibrated",
+                  descriptor=descriptor)
+    report = quality(model.proba(d.copy()), truth, photo_count, model.threshold)
+    report["untaught_unknown"] = round(untaught_unknown(model, d, truth), 3)
+    return model, d, report
 
 
 def score_on(model: Model, folder) -> float:

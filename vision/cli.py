@@ -22,6 +22,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     cal = sub.add_parser("calibrate", help="learn this table's dice from photos (DIR/empty, DIR/bee, ...)")
     cal.add_argument("dir", help="folder with empty/, bee/, honey/, zzz/, zombee/ photos")
     cal.add_argument("--out", required=True, help="model file to write (.npz)")
+    cal.add_argument("--compare", choices=("auto", "views", "map"), default="auto",
+                     help="how dice are compared: edge views, symbol maps, or whichever reads the photos best")
     cal.add_argument("--force", action="store_true",
                      help="replace --out even when the model already there reads these photos better")
     cal.set_defaults(func=cmd_calibrate)
@@ -63,7 +65,8 @@ def cmd_calibrate(args) -> int:
     from .calibrate import calibrate, report_lines, score_on
 
     try:
-        model = calibrate(args.dir, log=lambda m: print(m, file=sys.stderr))
+        model = calibrate(args.dir, log=lambda m: print(m, file=sys.stderr),
+                          compare=None if args.compare == "auto" else args.compare)
         kept = None if args.force else _better_in_place(args.out, model, args.dir, score_on)
         if kept is None:
             save_model(model, args.out)

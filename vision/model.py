@@ -26,7 +26,7 @@ import numpy as np
 from companion.commands import DICE_FACES
 from companion.errors import ConfigError
 
-from .features import DIM, dihedral
+from .features import DIM, VIEW_DIM, dihedral
 from .net import KEYS as NET_KEYS
 from .net import net_proba
 
@@ -34,6 +34,7 @@ FORMAT_VERSION = 2
 CLASSES = DICE_FACES + ("unknown",)
 UNKNOWN = CLASSES.index("unknown")
 DEFAULT_PATH = Path(__file__).with_name("models") / "default.npz"
+WIDTH = {"map": DIM, "views": VIEW_DIM}  # numbers in a prototype of each descriptor
 
 
 class ModelError(ConfigError):
@@ -42,7 +43,7 @@ class ModelError(ConfigError):
 
 @dataclass
 class Model:
-    protos: np.ndarray  # (n, DIM) symbol maps
+    protos: np.ndarray  # (n, DIM) symbol maps, or (n, VIEW_DIM) views (see descriptor)
     labels: np.ndarray  # (n,) index into CLASSES; "unknown" prototypes are things that are not a face
     scale: float = 0.12
     radius: float = 0.5
@@ -53,6 +54,12 @@ class Model:
     threshold: float = 0.5  # below this confidence a face is reported as unknown
     report: dict | None = field(default=None)  # calibration quality report (see calibrate.quality)
     net: dict | None = field(default=None, repr=False)  # ZomBee network (net.py): tells faces apart
+    descriptor: str = "map"  # "map": symbol maps (the shipped default); "views": features.views (calibrated)
+
+    @property
+    def needs_views(self) -> bool:
+        """True when distances and predict_proba take features.die_views of each die, (n, 8, VIEW_DIM)."""
+        return self.descriptor == "views"
 
     @property
     def needs_symbols(self) -> bool:
@@ -60,9 +67,14 @@ class Model:
         return self.net is not None
 
     def distances(self, x: np.ndarray) -> np.ndarray:
-        """(n, len(CLASSES)) distance from each map to the nearest prototype of each class (inf: none)."""
-        q = dihedral(np.asarray(x, np.float32)).reshape(-1, DIM)
+        """(n, len(CLASSES)) distance from each die to the nearest prototype of each class (inf: none),
+        in the nearest of its eight quarter turns and mirrors. x: (n, DIM) symbol maps, or (n, 8,
+        VIEW_DIM) views when the model compares views."""
+        x = np.asarray(x, np.float32)
+        q = (x if x.ndim == 3 else dihedral(x)).reshape(-1, x.shape[-1])
         p = self.protos.astype(np.float32)
+        if q.shape[1] != p.shape[1]:
+            raise ValueError(f"this model compares {self.descriptor}s of {p.shape[1]} numbers, got {q.shape[1]}")
         d2 = (q * q).sum(1)[:, None] + (p * p).sum(1)[None] - 2 * q @ p.T
         d2 = d2.reshape(len(x), 8, len(p)).min(axis=1)
         out = np.full((len(x), len(CLASSES)), np.inf, np.float32)
@@ -79,10 +91,13 @@ class Model:
         e = np.exp(logits)
         return e / e.sum(axis=1, keepdims=True)
 
-    def predict_proba(self, x: np.ndarray, extra: np.ndarray | None = None) -> np.ndarray:
-        """Class probabilities of symbol maps x. With a network, the prototypes only say how likely
-        the die is one of the faces at all (near enough to something taught), the network which one."""
-        p = self.proba(self.distances(x))
+    def predict_proba(self, x: np.ndarray, extra: np.ndarray | None = None, views: np.ndarray | None = None) -> np.ndarray:
+        """Class probabilities of dice with symbol maps x (and views, for a model that compares views).
+        With a network, the prototypes only say how likely the die is one of the faces at all (near
+        enough to something taught), the network which one."""
+        if self.needs_views and views is None:
+            raise ValueError("this model compares views of each die (features.die_views)")
+        p = self.proba(self.distances(views if self.needs_views else x))
         if self.net is None:
             return p
         if extra is None:
@@ -101,6 +116,7 @@ def gated(p: np.ndarray, q: np.ndarray) -> np.ndarray:
 def save_model(model: Model, path) -> None:
     arrays = dict(
         format_version=np.array(FORMAT_VERSION), classes=np.array(CLASSES), kind=np.array(model.kind),
+        descriptor=np.array(model.descriptor),
         protos=model.protos.astype(np.float16), labels=model.labels.astype(np.int8),
         scale=np.array(model.scale, np.float32), radius=np.array(model.radius, np.float32),
         side=np.array(model.side, np.float32), dark=np.array(model.dark, np.float32),
@@ -153,7 +169,10 @@ def _load(path: Path) -> Model:
     if tuple(str(c) for c in data["classes"]) != CLASSES:
         raise ModelError(f"model file {str(path)!r} knows classes {list(data['classes'])}, expected {list(CLASSES)}")
     protos, labels = data["protos"].astype(np.float32), data["labels"].astype(int)
-    if protos.ndim != 2 or protos.shape[1] != DIM or len(labels) != len(protos) or not len(labels) \
+    descriptor = str(data.get("descriptor", "map"))
+    if descriptor not in WIDTH:
+        raise ModelError(f"model file {str(path)!r} compares {descriptor!r}, which this reader does not know")
+    if protos.ndim != 2 or protos.shape[1] != WIDTH[descriptor] or len(labels) != len(protos) or not len(labels) \
             or labels.min() < 0 or labels.max() >= len(CLASSES):
         raise ModelError(f"model file {str(path)!r} has prototypes of the wrong shape: damaged or another reader's")
     report = json.loads(str(data["report"])) if "report" in data else None
@@ -167,4 +186,4 @@ def _load(path: Path) -> Model:
                  kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),
                  dark=float(data.get("dark", 1.0)),
                  background=data.get("background"), threshold=float(data.get("threshold", 0.5)), report=report,
-                 net=net)
+                 net=net, descriptor=descriptor)

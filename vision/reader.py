@@ -11,7 +11,7 @@ import numpy as np
 from companion.errors import ImageError
 
 from .detect import DARKER, Detection, detect
-from .features import die_features
+from .features import die_features, die_views
 from .model import CLASSES, Model, load_model
 from .symbol import symbol_features
 
@@ -136,11 +136,14 @@ class DiceReader:
     def classify(self, frame: np.ndarray, det: Detection) -> list[Die]:
         if not det.dice:
             return []
-        x = np.stack([die_features(frame, b, det.side, det.tray) for b in det.dice])
-        extra = None
+        x = extra = views = None
+        if not self.model.needs_views or self.model.net is not None:  # the maps: compared, or the network's
+            x = np.stack([die_features(frame, b, det.side, det.tray) for b in det.dice])
         if self.model.needs_symbols:
             extra = np.stack([symbol_features(frame, b, det.side, det.tray) for b in det.dice])
-        proba = self.model.predict_proba(x, extra)
+        if self.model.needs_views:
+            views = np.stack([die_views(frame, b, det.side, det.tray) for b in det.dice])
+        proba = self.model.predict_proba(x, extra, views)
         dice = []
         for b, p in zip(det.dice, proba):
             k = int(p.argmax())

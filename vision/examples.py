@@ -1,0 +1,95 @@
+"""What calibration learns from: examples of each face, and of faces no die shows, made from photos.
+
+Each die photographed for calibration is cut out again with the small errors the
+detector makes and the glare, blur and light the next roll will bring (augment).
+Pairs of dice of two different faces laid over each other stand for faces the
+set does not have (mixtures): a 5 is a 1 over a 4, another game's symbol is
+not any one of ours; the reader learns to call such dice `unknown` instead of
+naming the nearest face.
+
+A model compares dice in one of two ways (model.Model.descriptor): "map", the
+symbol map of features.face_map, or "views", features.view. `prototype` turns a
+crop into what a model stores, `query` into what Model.distances takes.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from .features import PATCH, face_map, view, view_patch, views
+
+AUGMENT = 24  # crops made from each calibration die
+MIXTURES = 400  # at most this many pairs are laid over each other: enough to outline "not a face"
+
+
+def _glare(p: np.ndarray, rng) -> None:
+    """A lamp's reflection on a glossy face, in place: a soft spot, or a thin arc along a rounded edge."""
+    size = p.shape[0]
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    if rng.random() < 0.5:
+        gx, gy = rng.uniform(0.25, 0.75, 2) * size
+        sig = size * rng.uniform(0.06, 0.16)
+        p += (rng.uniform(40, 140) * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sig * sig)))[..., None]
+        return
+    arc = np.zeros((size, size), np.float32)
+    c = size / 2 + rng.uniform(-3, 3, 2)
+    r = size * rng.uniform(0.3, 0.45)
+    start = rng.uniform(0, 360)
+    cv2.ellipse(arc, (int(c[0]), int(c[1])), (int(r), int(r * rng.uniform(0.8, 1.2))), 0, start,
+                start + rng.uniform(40, 160), 1.0, 1, cv2.LINE_AA)
+    p += (cv2.GaussianBlur(arc, (0, 0), 0.6) * rng.uniform(60, 160))[..., None]
+
+
+def augment(frame, x, y, side, angle, rng, n: int = AUGMENT) -> list[np.ndarray]:
+    """Crops of one die (features.view_patch) as the next roll may show it: as photographed, then cut
+    a little off centre and off size, brighter or darker, blurred, noisy, with glare."""
+    out = [view_patch(frame, x, y, side, angle)]
+    for _ in range(n - 1):
+        reach = 0.08 * side
+        p = view_patch(frame, x + rng.uniform(-reach, reach), y + rng.uniform(-reach, reach),
+                       side * rng.uniform(0.9, 1.1), angle + rng.uniform(-0.12, 0.12)).astype(np.float32)
+        p = p * rng.uniform(0.8, 1.2) + rng.normal(0, rng.uniform(1, 6), p.shape)
+        if rng.random() < 0.5:
+            _glare(p, rng)
+        if rng.random() < 0.3:
+            p = cv2.GaussianBlur(p, (0, 0), rng.uniform(0.4, 1.0))
+        out.append(np.clip(p, 0, 255).astype(np.uint8))
+    return out
+
+
+def _map(crop: np.ndarray, tray: np.ndarray) -> np.ndarray:
+    return face_map(cv2.resize(crop, (PATCH, PATCH), interpolation=cv2.INTER_AREA), tray)
+
+
+def prototype(descriptor: str, crop: np.ndarray, tray: np.ndarray) -> np.ndarray:
+    """What a model of this descriptor keeps of one crop."""
+    return view(crop, tray) if descriptor == "views" else _map(crop, tray)
+
+
+def query(descriptor: str, crop: np.ndarray, tray: np.ndarray) -> np.ndarray:
+    """What Model.distances takes for one crop (stack them for several): every turn of a view, or the map."""
+    return views(crop, tray) if descriptor == "views" else _map(crop, tray)
+
+
+def mixtures(descriptor: str, dice: list, rng, limit: int = MIXTURES) -> tuple[np.ndarray, np.ndarray]:
+    """Queries of faces no die shows, and for each the two photos it came from. dice: (crop, tray,
+    face, photo) of each die as photographed. Each mixture is two dice of different faces laid over
+    each other: the brighter of the two crops, pixel by pixel, the second turned 0 or 90 degrees (a
+    dark die's symbol is its bright part). At most `limit` pairs, drawn at random."""
+    pairs = [(i, j) for i in range(len(dice)) for j in range(i + 1, len(dice)) if dice[i][2] != dice[j][2]]
+    if len(pairs) > limit:
+        pairs = [pairs[k] for k in sorted(rng.choice(len(pairs), limit, replace=False))]
+    out, photos = [], []
+    for i, j in pairs:
+        a, tray, _, photo_a = dice[i]
+        b, _, _, photo_b = dice[j]
+        for k in (0, 1):
+            out.append(query(descriptor, np.maximum(a, np.ascontiguousarray(np.rot90(b, k))), tray))
+            photos.append((photo_a, photo_b))
+    return np.array(out, np.float32), np.array(photos, int).reshape(-1, 2)
+
+
+def first_view(q: np.ndarray) -> np.ndarray:
+    """The prototype of a query: a view's own turn (the first), or the map itself."""
+    return q[:, 0] if q.ndim == 3 else q
