@@ -26,7 +26,7 @@ from companion.errors import ImageError
 
 from .detect import DARKER, SMALL, brightest, detect
 from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
-from .features import die_features
+from .features import PATCH, VIEW_PATCH, die_features
 from .model import CLASSES, UNKNOWN, Model, gated, load_model
 from .net import net_proba
 from .symbol import symbol_features
@@ -44,8 +44,9 @@ DOUBT_RATIO = 0.75  # ... and this much nearer is named in the report  # fewer p
 
 
 class Taught(NamedTuple):
-    """One die of the calibration photos: its crops (examples.augment), tray colour, face and photo."""
-    crops: list
+    """One die of the calibration photos: its crops for each descriptor (examples.augment), tray
+    colour, face and photo."""
+    crops: dict
     tray: np.ndarray
     face: int
     photo: int
@@ -256,8 +257,9 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
                 if base is not None and base.net is not None:
                     symbols.append(symbol_features(img, b, det.side, det.tray))
                     plain_maps.append(die_features(img, b, det.side, det.tray))
-                dice.append(Taught(augment(img, b.x, b.y, det.side, b.angle, rng, augment_per_die), det.tray,
-                                   CLASSES.index(face), photo))
+                cut = {descriptor: augment(img, b.x, b.y, det.side, b.angle, rng, augment_per_die, size)
+                       for descriptor, size in (("views", VIEW_PATCH), ("map", PATCH))}
+                dice.append(Taught(cut, det.tray, CLASSES.index(face), photo))
         photo_count[face] = len(items)
         if log:
             log(f"{face}: {len(items)} photos")
@@ -298,17 +300,18 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
 def _fit(descriptor: str, dice: list, photo_count: dict, rng) -> tuple[Model, np.ndarray, dict]:
     """(model, cross-validated distances, report) comparing dice by descriptor: every crop of every
     die a prototype of its face, mixtures of faces prototypes of `unknown`."""
-    protos = [prototype(descriptor, c, t.tray) for t in dice for c in t.crops]
-    labels = np.concatenate([[t.face] * len(t.crops) for t in dice])
-    groups = np.concatenate([[t.photo] * len(t.crops) for t in dice])
-    firsts = np.cumsum([0] + [len(t.crops) for t in dice[:-1]])
-    plain = np.array([query(descriptor, t.crops[0], t.tray) for t in dice])
+    crops = [t.crops[descriptor] for t in dice]
+    protos = [prototype(descriptor, c, t.tray) for t, mine in zip(dice, crops) for c in mine]
+    labels = np.concatenate([[t.face] * len(mine) for t, mine in zip(dice, crops)])
+    groups = np.concatenate([[t.photo] * len(mine) for t, mine in zip(dice, crops)])
+    firsts = np.cumsum([0] + [len(mine) for mine in crops[:-1]])
+    plain = np.array([query(descriptor, mine[0], t.tray) for t, mine in zip(dice, crops)])
     d = cross_validate(np.array(protos, np.float32), labels, groups, firsts, plain, descriptor)
     truth = labels[firsts]
     # Mixtures only for views: there they made 5- and 6-pip dice read unknown 84% of the time instead
     # of 56% on the real photos; with symbol maps on rendered ZomBee trays they cost 1.5 points of
     # held-out dice (a ZomBee die has no face outside the four)
-    mixes, pairs = mixtures(descriptor, [(t.crops[0], t.tray, t.face, t.photo) for t in dice], rng) \
+    mixes, pairs = mixtures(descriptor, [(mine[0], t.tray, t.face, t.photo) for t, mine in zip(dice, crops)], rng) \
         if descriptor == "views" else (np.zeros((0,)), np.zeros((0, 2), int))
     if len(mixes):
         # a mixture that looks like a taught face (a 1 over a 2 is a 3) would make that face unknown:

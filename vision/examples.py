@@ -17,7 +17,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .features import PATCH, face_map, view, view_patch, views
+from .features import CROP, PATCH, VIEW_PATCH, crop, face_map, view, views
 
 AUGMENT = 24  # crops made from each calibration die
 MIXTURES = 400  # at most this many pairs are laid over each other: enough to outline "not a face"
@@ -41,14 +41,15 @@ def _glare(p: np.ndarray, rng) -> None:
     p += (cv2.GaussianBlur(arc, (0, 0), 0.6) * rng.uniform(60, 160))[..., None]
 
 
-def augment(frame, x, y, side, angle, rng, n: int = AUGMENT) -> list[np.ndarray]:
-    """Crops of one die (features.view_patch) as the next roll may show it: as photographed, then cut
-    a little off centre and off size, brighter or darker, blurred, noisy, with glare."""
-    out = [view_patch(frame, x, y, side, angle)]
+def augment(frame, x, y, side, angle, rng, n: int = AUGMENT, size: int = VIEW_PATCH) -> list[np.ndarray]:
+    """size x size crops of one die (cut as features.crop cuts it) as the next roll may show it: as
+    photographed, then cut a little off centre and off size, brighter or darker, blurred, noisy, with
+    glare. A map is made from a PATCH crop and a view from a VIEW_PATCH crop, as the reader makes them."""
+    out = [crop(frame, x, y, side, angle, CROP, size)]
     for _ in range(n - 1):
         reach = 0.08 * side
-        p = view_patch(frame, x + rng.uniform(-reach, reach), y + rng.uniform(-reach, reach),
-                       side * rng.uniform(0.9, 1.1), angle + rng.uniform(-0.12, 0.12)).astype(np.float32)
+        p = crop(frame, x + rng.uniform(-reach, reach), y + rng.uniform(-reach, reach),
+                 side * rng.uniform(0.9, 1.1), angle + rng.uniform(-0.12, 0.12), CROP, size).astype(np.float32)
         p = p * rng.uniform(0.8, 1.2) + rng.normal(0, rng.uniform(1, 6), p.shape)
         if rng.random() < 0.5:
             _glare(p, rng)
@@ -58,8 +59,10 @@ def augment(frame, x, y, side, angle, rng, n: int = AUGMENT) -> list[np.ndarray]
     return out
 
 
-def _map(crop: np.ndarray, tray: np.ndarray) -> np.ndarray:
-    return face_map(cv2.resize(crop, (PATCH, PATCH), interpolation=cv2.INTER_AREA), tray)
+def _map(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
+    if patch.shape[0] != PATCH:
+        patch = cv2.resize(patch, (PATCH, PATCH), interpolation=cv2.INTER_AREA)
+    return face_map(patch, tray)
 
 
 def prototype(descriptor: str, crop: np.ndarray, tray: np.ndarray) -> np.ndarray:
