@@ -241,7 +241,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             sides.append(det.side)
             first[f] = det
     side = float(np.median(sides))
-    rng = np.random.default_rng(seed)
+    # one random stream per descriptor: the copies made for one never shift those made for the other
+    rngs = {"map": np.random.default_rng(seed), "views": np.random.default_rng([seed, 1])}
     dice, files, symbols, plain_maps = [], [], [], []
     photo_count = {}
     photo = 0
@@ -257,8 +258,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
                 if base is not None and base.net is not None:
                     symbols.append(symbol_features(img, b, det.side, det.tray))
                     plain_maps.append(die_features(img, b, det.side, det.tray))
-                cut = {descriptor: augment(img, b.x, b.y, det.side, b.angle, rng, augment_per_die, size)
-                       for descriptor, size in (("views", VIEW_PATCH), ("map", PATCH))}
+                cut = {descriptor: augment(img, b.x, b.y, det.side, b.angle, rngs[descriptor], augment_per_die, size)
+                       for descriptor, size in (("map", PATCH), ("views", VIEW_PATCH))}
                 dice.append(Taught(cut, det.tray, CLASSES.index(face), photo))
         photo_count[face] = len(items)
         if log:
@@ -268,9 +269,9 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     # under other light; symbol maps are kept only when they read these photos clearly better (a
     # set whose faces differ by colour alone, like ZomBee's yellow bee and green ZomBee)
     if compare is not None:
-        model, d, report = _fit(compare, dice, photo_count, rng)
+        model, d, report = _fit(compare, dice, photo_count, rngs[compare])
     else:
-        views, maps = (_fit(descriptor, dice, photo_count, rng) for descriptor in ("views", "map"))
+        views, maps = (_fit(descriptor, dice, photo_count, rngs[descriptor]) for descriptor in ("views", "map"))
         model, d, report = maps if maps[2]["accuracy"] >= views[2]["accuracy"] + CLEARLY else views
     truth = np.array([t.face for t in dice])
     model.side, model.dark, model.background = side, dark, background

@@ -1,0 +1,152 @@
+"""How the dice reader holds up under another camera: the real photos, changed as another camera,
+lamp or tray would change them, calibrated and read again.
+
+    python bench/cameras.py [--photos ../shared/dice-photos] [--only scale_2,felt_0.55]
+
+Each change is applied to every photo of the set (calibration, test/, test_raw/; labels moved with
+a change of size), then the set is calibrated from its calibration/ folder and test/ and test_raw/
+are read and scored as the set's score.py scores them. Printed per change: calibration's own check,
+dice read right, 5- and 6-pip dice read unknown, dice read surely (confidence >= 0.9) and wrong,
+extra dice, and the totals over every change. Nothing here is tuned to: the reader never sees
+these changed photos anywhere else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from companion.commands import DICE_FACES  # noqa: E402
+from vision.calibrate import CalibrationError, calibrate  # noqa: E402
+from vision.reader import DiceReader  # noqa: E402
+
+SURE = 0.9
+
+
+def felt(img: np.ndarray, brightness: float) -> np.ndarray:
+    """The light sheet repainted as green felt at brightness times its light; the dice left as they are."""
+    f = img.astype(np.float32)
+    level = cv2.dilate(f.max(axis=2), np.ones((41, 41), np.uint8))
+    sheet = np.clip((f.max(axis=2) / np.maximum(level, 1) - 0.55) / 0.25, 0, 1)[..., None]
+    return np.clip(f * (1 - sheet) + f * np.array([0.55, 1.0, 0.7]) * brightness * sheet, 0, 255).astype(np.uint8)
+
+
+def jpeg(img: np.ndarray, quality: float) -> np.ndarray:
+    return cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])[1], cv2.IMREAD_COLOR)
+
+
+CHANGES = {  # name: (what it stands for, change, scale of the labels)
+    "as_taken": ("the photos as they are", lambda im: im, 1.0),
+    "scale_0.6": ("a 384 px camera, or dice farther away", lambda im: cv2.resize(im, None, fx=0.6, fy=0.6,
+                                                                                 interpolation=cv2.INTER_AREA), 0.6),
+    "scale_1.25": ("an 800 px camera", lambda im: cv2.resize(im, None, fx=1.25, fy=1.25,
+                                                            interpolation=cv2.INTER_CUBIC), 1.25),
+    "scale_3": ("a 1920 px camera or a phone photo", lambda im: cv2.resize(im, None, fx=3, fy=3,
+                                                                           interpolation=cv2.INTER_CUBIC), 3.0),
+    "jpeg_60": ("a webcam's coarse JPEG", lambda im: jpeg(im, 60), 1.0),
+    "warm_lamp": ("a warm lamp", lambda im: np.clip(im * np.array([0.7, 1.0, 1.15]), 0, 255).astype(np.uint8), 1.0),
+    "dim": ("a dim room", lambda im: np.clip(im * 0.6, 0, 255).astype(np.uint8), 1.0),
+    "blur_1": ("a soft focus", lambda im: cv2.GaussianBlur(im, (0, 0), 1.0), 1.0),
+    "noise_6": ("a noisy sensor", lambda im: np.clip(im + np.random.default_rng(0).normal(0, 6, im.shape), 0, 255)
+                .astype(np.uint8), 1.0),
+    "felt_0.7": ("a green felt tray", lambda im: felt(im, 0.7), 1.0),
+    "felt_0.55": ("a dark green felt tray", lambda im: felt(im, 0.55), 1.0),
+}
+
+
+def _scorer(photos: Path):
+    spec = importlib.util.spec_from_file_location("dice_photo_score", photos / "score.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def changed_set(photos: Path, out: Path, change, scale: float) -> None:
+    for f in photos.rglob("*.jpg"):
+        dst = out / f.relative_to(photos)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(dst), change(cv2.imread(str(f))), [cv2.IMWRITE_JPEG_QUALITY, 95])
+    for sub in ("test", "test_raw"):
+        labels = json.loads((photos / sub / "labels.json").read_text())
+        for entry in labels.values():
+            for d in entry["dice"]:
+                d["x"], d["y"], d["box"] = d["x"] * scale, d["y"] * scale, [c * scale for c in d["box"]]
+        (out / sub / "labels.json").write_text(json.dumps(labels))
+
+
+def score(reader: DiceReader, folder: Path, match) -> dict:
+    """Counts over the set's dice (as score.py judges them) and the reading's confidences."""
+    out = dict(dice=0, right=0, five_six=0, unknown56=0, sure=0, sure_wrong=0, extra=0)
+    for name, entry in json.loads((folder / "labels.json").read_text()).items():
+        got = [dict(face=d.face, x=d.x, y=d.y, c=d.confidence) for d in reader.read(cv2.imread(str(folder / name))).dice]
+        pairs = match(entry["dice"], got)
+        out["extra"] += len(got) - len(pairs)
+        for i, truth in enumerate(entry["dice"]):
+            if truth.get("kind", "set") != "set":
+                continue
+            g = got[pairs[i]] if i in pairs else None
+            face = g["face"] if g else "missed"
+            if g and face != "unknown" and g["c"] >= SURE:
+                out["sure"] += 1
+                out["sure_wrong"] += face != (truth["face"] or "unknown")
+            if truth["face"] in DICE_FACES:
+                out["dice"] += 1
+                out["right"] += face == truth["face"]
+            else:
+                out["five_six"] += 1
+                out["unknown56"] += face == "unknown"
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--photos", type=Path, default=ROOT.parent / "shared" / "dice-photos")
+    ap.add_argument("--only", help="comma-separated change names: " + ", ".join(CHANGES))
+    args = ap.parse_args(argv)
+    if not (args.photos / "score.py").is_file():
+        print(f"{str(args.photos)!r} holds no dice-photos set (use --photos)")
+        return 1
+    cv2.setNumThreads(1)
+    match = _scorer(args.photos).match
+    names = args.only.split(",") if args.only else list(CHANGES)
+    total = dict(dice=0, right=0, five_six=0, unknown56=0, sure=0, sure_wrong=0, extra=0)
+    started = time.perf_counter()
+    print(f"{'change':12} {'own check':>9} {'dice right':>16} {'5/6 unknown':>12} {'sure, wrong':>12} {'extra':>5}  compares")
+    for name in names:
+        what, change, scale = CHANGES[name]
+        with tempfile.TemporaryDirectory() as d:
+            changed_set(args.photos, Path(d), change, scale)
+            try:
+                model = calibrate(Path(d) / "calibration")
+            except CalibrationError as exc:
+                print(f"{name:12} calibration refused: {str(exc).split(': ', 1)[-1]}  ({what})")
+                continue
+            reader = DiceReader(model)
+            got = [score(reader, Path(d) / sub, match) for sub in ("test", "test_raw")]
+        s = {k: sum(g[k] for g in got) for k in total}
+        for k in total:
+            total[k] += s[k]
+        print(f"{name:12} {100 * model.report['accuracy']:8.0f}% {s['right']:>4}/{s['dice']:<3} {100 * s['right'] / s['dice']:5.1f}% "
+              f"{s['unknown56']:>5}/{s['five_six']:<3}{'':3} {s['sure_wrong']:>4} of {s['sure']:<4} {s['extra']:>5}  "
+              f"{model.descriptor}  ({what})")
+    if total["dice"]:
+        print(f"{'all':12} {'':9} {total['right']:>4}/{total['dice']:<3} {100 * total['right'] / total['dice']:5.1f}% "
+              f"{total['unknown56']:>5}/{total['five_six']:<3}{'':3} {total['sure_wrong']:>4} of {total['sure']:<4} "
+              f"{total['extra']:>5}")
+    print(f"(test/ and test_raw/ together; bench took {time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
