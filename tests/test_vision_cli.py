@@ -5,6 +5,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from vision import render
 from vision.cli import register
@@ -111,3 +112,15 @@ def test_a_model_of_the_first_format_is_named_in_one_line(tmp_path, capsys):
     assert run(["vision", "read", photo, "--model", str(old)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "last_year.npz" in err[0] and "version 1" in err[0] and "recalibrate" in err[0]
+
+
+def test_calibrate_can_be_told_how_to_compare_dice(tmp_path, capsys):
+    from vision.model import load_model
+
+    for compare in ("map", "views"):
+        out = tmp_path / f"{compare}.npz"
+        assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(out), "--compare", compare]) == 0
+        assert load_model(out).descriptor == compare and load_model(out).report["compares"] == compare
+    with pytest.raises(SystemExit) as refused:
+        run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(tmp_path / "x.npz"), "--compare", "colour"])
+    assert refused.value.code == 2 and "--compare" in capsys.readouterr().err
