@@ -4,7 +4,7 @@ import numpy as np
 
 from vision import render
 from vision.detect import detect
-from vision.features import PATCH, crop, die_features
+from vision.features import PATCH, crop, die_features, die_views
 from vision.model import CLASSES, load_model
 from vision.symbol import symbol_features
 
@@ -16,7 +16,8 @@ def _one_die(face, angle, quarter_seed):
     det = detect(scene.image, side=rig.die_size)
     assert len(det.dice) == 1
     b = det.dice[0]
-    return die_features(scene.image, b, det.side, det.tray)[None], symbol_features(scene.image, b, det.side, det.tray)[None]
+    return (die_features(scene.image, b, det.side, det.tray)[None], symbol_features(scene.image, b, det.side, det.tray)[None],
+            die_views(scene.image, b, det.side, det.tray)[None])
 
 
 def test_a_die_turned_any_way_reads_the_same():

@@ -15,7 +15,8 @@ def test_default_model_loads_quickly_and_is_versioned():
     with np.load(vm.DEFAULT_PATH) as z:
         assert int(z["format_version"]) == vm.FORMAT_VERSION
     extra = np.zeros((2, m.net["mean"].shape[0] - vm.DIM), np.float32) if m.needs_symbols else None
-    assert m.predict_proba(np.zeros((2, vm.DIM), np.float32), extra).shape == (2, len(vm.CLASSES))
+    views = np.zeros((2, 8, vm.WIDTH[m.descriptor]), np.float32) if m.needs_views else None
+    assert m.predict_proba(np.zeros((2, vm.DIM), np.float32), extra, views).shape == (2, len(vm.CLASSES))
 
 
 def test_round_trip_keeps_predictions(tmp_path):
@@ -26,9 +27,10 @@ def test_round_trip_keeps_predictions(tmp_path):
     vm.save_model(m, path)
     back = vm.load_model(path)
     rng = np.random.default_rng(0)
-    x = m.protos[:5] + rng.normal(0, 0.02, (5, vm.DIM)).astype(np.float32)
+    x = rng.normal(0, 0.1, (5, vm.DIM)).astype(np.float32)  # the maps the network reads
+    views = (m.protos[:5, None] + rng.normal(0, 0.02, (5, 8, m.protos.shape[1]))).astype(np.float32)
     extra = rng.normal(size=(5, m.net["mean"].shape[0] - vm.DIM)).astype(np.float32) if m.needs_symbols else None
-    assert np.allclose(m.predict_proba(x, extra), back.predict_proba(x, extra), atol=1e-3)
+    assert np.allclose(m.predict_proba(x, extra, views), back.predict_proba(x, extra, views), atol=1e-3)
     assert back.needs_symbols == m.needs_symbols
     assert back.side == pytest.approx(31.5) and back.dark == pytest.approx(1.45)
 

@@ -281,7 +281,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         # the stock ZomBee network never saw these photos: its reading of them is a fair test; keep it
         # when it reads them at least as well as the photos read each other (ZomBee dice, not pips)
         # (and then the prototypes need only reject what neither has seen: the default's wider radius)
-        wide = max(model.radius, base.radius * NET_GATE)
+        wide = max(model.radius, base.radius * NET_GATE) if base.descriptor == model.descriptor \
+            else model.radius * NET_GATE  # the default's radius is in another descriptor's units
         with_net = gated(replace(model, radius=wide).proba(d.copy()),
                          net_proba(base.net, np.array(plain_maps), np.array(symbols)))
         other = quality(with_net, truth, photo_count, model.threshold)
