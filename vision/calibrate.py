@@ -3,20 +3,22 @@
 DIR/empty/ holds photos of the empty tray; DIR/bee/, DIR/honey/, DIR/zzz/,
 DIR/zombee/ each hold photos of one or more dice all showing that face. The
 empty tray becomes the background the detector compares against, the dice tell
-the die size in pixels, and every die, cut again with the small errors the
-detector makes and the glare and blur the next roll will bring, becomes a
-prototype of its face. Leaving one photo out at a time and reading its dice
-with the rest gives the quality report and sets how sure a reading may be.
-Bad input stops with a message naming the file.
+the die size in pixels and how dark they look against this tray, and every die,
+cut again with the small errors the detector makes and the glare and blur the
+next roll will bring (examples.py), becomes a prototype of its face; dice of two
+faces laid over each other become prototypes of `unknown`. Leaving one photo
+out at a time and reading its dice with the rest chooses how dice are compared
+(views or symbol maps), gives the quality report and sets how sure a reading
+may be. Bad input stops with a message naming the file.
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import NamedTuple
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -225,6 +227,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
               compare: str | None = None) -> Model:
     """A model tuned to the table photographed in folder (see the module doc for the layout). compare:
     "views" or "map" to choose how dice are compared (model.Model.descriptor); None tries both."""
+    if compare not in (None, "views", "map"):
+        raise ValueError(f"compare must be 'views', 'map' or None (try both), not {compare!r}")
     folder = Path(folder)
     base = base or load_model()
     empties = [working(read_image(f))[0] for f in photos(folder / "empty")]

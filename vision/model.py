@@ -1,5 +1,6 @@
-"""The face classifier and its file: labelled symbol maps ("prototypes") and a nearest-neighbour rule.
+"""The face classifier and its file: labelled examples ("prototypes") and a nearest-neighbour rule.
 
+A prototype is a symbol map or a view of a die (`descriptor`, see features.py).
 A die is read as the face of the nearest prototypes, compared in all eight
 quarter turns and mirrors. Its confidence comes from how near it is: each face
 gets exp(-d^2 / 2 scale^2), and "unknown" gets the same for `radius`, so a die
@@ -54,7 +55,7 @@ class Model:
     threshold: float = 0.5  # below this confidence a face is reported as unknown
     report: dict | None = field(default=None)  # calibration quality report (see calibrate.quality)
     net: dict | None = field(default=None, repr=False)  # ZomBee network (net.py): tells faces apart
-    descriptor: str = "map"  # "map": symbol maps (the shipped default); "views": features.views (calibrated)
+    descriptor: str = "map"  # "map": symbol maps (features.face_map); "views": features.views
 
     @property
     def needs_views(self) -> bool:
