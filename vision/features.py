@@ -1,4 +1,4 @@
-"""What the classifier sees of one die: a small map of its symbol, square to the die.
+"""What the classifier sees of one die: a small map of its symbol, square to the die, and its views.
 
 A die is cut out square to its own edges, a little inside them (the detector
 measures the whole die, rounded rim included). Centre and size errors of the
