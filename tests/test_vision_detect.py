@@ -12,11 +12,14 @@ from vision.detect import SMALL, brightest, detect
 from vision.reader import read_image
 
 
+def _in_row(faces, x, y, angle, size):
+    """Dice placed edge to edge from (x, y) along angle: what render.compose takes."""
+    return [(f, x + i * size * 1.01 * math.cos(angle), y + i * size * 1.01 * math.sin(angle), angle)
+            for i, f in enumerate(faces)]
+
+
 def _row(rng, rig, faces, x=250.0, y=220.0, angle=0.3):
-    size = rig.die_size
-    placed = [(f, x + i * size * 1.01 * math.cos(angle), y + i * size * 1.01 * math.sin(angle), angle)
-              for i, f in enumerate(faces)]
-    return render.compose(rng, rig, placed, size)
+    return render.compose(rng, rig, _in_row(faces, x, y, angle, rig.die_size), rig.die_size)
 
 
 def _near(blobs, truths, size):
@@ -37,8 +40,7 @@ def test_touching_rows_split_without_calibration_when_a_single_die_shows_the_siz
     rng = np.random.default_rng(12)
     rig = render.random_rig(rng)
     size = rig.die_size
-    placed = [("zzz", 120, 120, 0.2), ("honey", 400, 300, 0.5), ("bee", 400 + size * 1.01 * math.cos(0.5),
-                                                                    300 + size * 1.01 * math.sin(0.5), 0.5)]
+    placed = [("zzz", 120, 120, 0.2)] + _in_row(["honey", "bee"], 400, 300, 0.5, size)
     scene = render.compose(rng, rig, placed, size)
     det = detect(scene.image)
     assert len(det.dice) == 3 and _near(det.dice, scene.dice, size)
@@ -127,8 +129,7 @@ def test_smoky_navy_and_purple_dice_are_found(body):
     rng, rig = _plain_rig(4, body=body, bevel=100)
     rig = dataclasses.replace(rig, tray=(215.0, 215.0, 215.0), brightness=1.0, tint=(1.0, 1.0, 1.0))
     size = rig.die_size
-    placed = [("bee", 200, 200, 0.2), ("zzz", 420, 300, 0.7), ("honey", 420 + size * 1.01 * math.cos(0.7),
-                                                                 300 + size * 1.01 * math.sin(0.7), 0.7)]
+    placed = [("bee", 200, 200, 0.2)] + _in_row(["zzz", "honey"], 420, 300, 0.7, size)
     scene = render.compose(rng, rig, placed, size)
     det = detect(scene.image)
     assert len(det.dice) == 3 and _near(det.dice, scene.dice, size)
