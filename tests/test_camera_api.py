@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from companion.gamelog import GameLog
-from companion.table import Table
 from table_companion.demo import demo_camera, lay_apart
 from vision.captures import DiceStore
 from vision.latest import LatestFrame
@@ -16,15 +14,6 @@ from web import create_app
 
 PIN = "864209"
 AUTH = {"Authorization": f"Bearer {PIN}"}
-
-
-@pytest.fixture
-def table(tmp_path):
-    log = GameLog(tmp_path / "g.sqlite")
-    t = Table(log).start()
-    yield t
-    t.stop()
-    log.close()
 
 
 @pytest.fixture

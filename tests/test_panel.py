@@ -16,8 +16,6 @@ import pytest
 from gpiozero import Button, Device
 
 from companion.errors import ConfigError
-from companion.gamelog import GameLog
-from companion.table import Table
 from hw.panel import Panel, pin_factory_for
 from hw.testing import FakeClock, install_mock_factory, release_mock_factory
 
@@ -30,15 +28,6 @@ def factory():
     f = install_mock_factory()
     yield f
     release_mock_factory(f)
-
-
-@pytest.fixture
-def table(tmp_path):
-    log = GameLog(tmp_path / "games.sqlite")
-    t = Table(log).start()
-    yield t
-    t.stop()
-    log.close()
 
 
 class Rig:

@@ -9,15 +9,6 @@ from companion.table import Table
 NEW = {"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}
 
 
-@pytest.fixture
-def table(tmp_path):
-    log = GameLog(tmp_path / "t.sqlite")
-    t = Table(log).start()
-    yield t
-    t.stop()
-    log.close()
-
-
 def test_submit_returns_the_new_state_with_game_id_and_seq(table):
     state = table.submit(NEW, "web")
     assert state["game"] == "zombee" and state["seq"] == 1 and state["game_id"] == 1
