@@ -27,10 +27,7 @@
   }
 
   function say(text, kind) {
-    const box = $("cam-msg");
-    box.textContent = text;
-    box.className = "ov-msg " + (kind || "");
-    box.hidden = !text;
+    TC.say("cam-msg", "ov-msg", text, kind);
   }
 
   async function get(url) {

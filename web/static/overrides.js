@@ -33,10 +33,7 @@
   }
 
   function message(text, kind) {
-    const box = $("ov-msg");
-    box.textContent = text;
-    box.className = "ov-msg " + (kind || "");
-    box.hidden = !text;
+    TC.say("ov-msg", "ov-msg", text, kind);
   }
   TC.overrideMessage = message;
 

@@ -26,10 +26,7 @@
 
   /* The answer to the last press, next to the panel: ok, refused or a hint. */
   function say(text, kind) {
-    const node = $("panel-msg");
-    node.textContent = text;
-    node.className = "panel-msg " + (kind || "");
-    node.hidden = !text;
+    TC.say("panel-msg", "panel-msg", text, kind);
   }
   TC.panelSay = say;
 

@@ -28,6 +28,14 @@ window.TC = window.TC || {};
     TC.$(id).hidden = !visible;
   };
 
+  /* A message box (panel, overrides, camera): its text, styled by kind ("ok", "err", …), hidden when empty. */
+  TC.say = function (id, base, text, kind) {
+    const box = TC.$(id);
+    box.textContent = text;
+    box.className = base + " " + (kind || "");
+    box.hidden = !text;
+  };
+
   /* The rules' constants (faces, dice, flower totals, lock names) from /api/info; app.js loads them first. */
   TC.info = {};
 
