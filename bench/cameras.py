@@ -14,7 +14,6 @@ these changed photos anywhere else.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 import tempfile
@@ -30,6 +29,8 @@ sys.path.insert(0, str(ROOT))
 from companion.commands import DICE_FACES  # noqa: E402
 from vision.calibrate import CalibrationError, calibrate  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
+
+import dice_photos  # noqa: E402  (bench/, beside this script)
 
 SURE = 0.9
 
@@ -63,13 +64,6 @@ CHANGES = {  # name: (what it stands for, change, scale of the labels)
     "felt_0.7": ("a green felt tray", lambda im: felt(im, 0.7), 1.0),
     "felt_0.55": ("a dark green felt tray", lambda im: felt(im, 0.55), 1.0),
 }
-
-
-def _scorer(photos: Path):
-    spec = importlib.util.spec_from_file_location("dice_photo_score", photos / "score.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def changed_set(photos: Path, out: Path, change, scale: float) -> None:
@@ -118,7 +112,7 @@ def main(argv=None) -> int:
         print(f"{str(args.photos)!r} holds no dice-photos set (use --photos)")
         return 1
     cv2.setNumThreads(1)
-    match = _scorer(args.photos).match
+    match = dice_photos.scorer(args.photos).match
     names = args.only.split(",") if args.only else list(CHANGES)
     total = dict(dice=0, right=0, five_six=0, unknown56=0, sure=0, sure_wrong=0, extra=0)
     started = time.perf_counter()

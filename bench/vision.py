@@ -20,7 +20,6 @@ the repository.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import statistics
@@ -45,6 +44,8 @@ from vision.reader import DiceReader, read_image  # noqa: E402
 from vision.settle import Settler  # noqa: E402
 from vision.synthetic import SyntheticCamera  # noqa: E402
 from vision.train import match  # noqa: E402
+
+import dice_photos  # noqa: E402  (bench/, beside this script)
 
 LABELS = ("bee", "honey", "zzz", "zombee", "unknown")
 BASE_SEED = 7_000_000  # training uses 2026..; tests use small seeds
@@ -218,13 +219,6 @@ def bench_settle(rolls):
     print(f"readings per roll: {Counter(readings_per_roll)}; rolls read right: {right}/{rolls}")
 
 
-def _scorer(photos: Path):
-    spec = importlib.util.spec_from_file_location("dice_photo_score", photos / "score.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def _read_folder(reader, folder: Path):
     out, times = [], []
     for f in sorted(folder.glob("*.jpg")):
@@ -264,7 +258,7 @@ def bench_photos(photos: Path):
     if not (photos / "score.py").is_file():
         print(f"\n== real photos: skipped, {str(photos)!r} holds no dice-photos set (use --photos)")
         return
-    scorer = _scorer(photos)
+    scorer = dice_photos.scorer(photos)
     t = time.perf_counter()
     model = calibrate(photos / "calibration")
     cal_s = time.perf_counter() - t
