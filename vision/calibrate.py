@@ -85,34 +85,19 @@ def darkness(faces: list[np.ndarray], empties: list[np.ndarray], background: np.
     return DARKER[0]
 
 
-def cross_validate(protos: np.ndarray, labels: np.ndarray, groups: np.ndarray, firsts: np.ndarray,
-                   plain: np.ndarray, descriptor: str = "map") -> np.ndarray:
+def cross_validate(protos: np.ndarray, labels: np.ndarray, kept_without, plain: np.ndarray, photo: np.ndarray,
+                   descriptor: str) -> np.ndarray:
     """(dice, classes) distances from each die (plain[i]: its query as photographed, see
-    examples.query; its prototypes start at row firsts[i]) to the prototypes of the other photos
-    (groups): how the model would see a die it was not taught."""
+    examples.query; taken in photo[i]) to the prototypes that remain when its photo is left out
+    (kept_without(photo) is their mask): how the model would see a die it was not taught."""
     probe = Model(protos, labels, descriptor=descriptor)
-    out = np.full((len(firsts), len(CLASSES)), np.inf, np.float32)
-    for g in np.unique(groups):
-        rest = groups != g
-        mine = np.flatnonzero(groups[firsts] == g)
-        if not rest.any() or not mine.size:
-            continue
-        probe.protos, probe.labels = protos[rest], labels[rest]
-        out[mine] = probe.distances(plain[mine])
-    return out
-
-
-def left_out_unknown(mixes: np.ndarray, pairs: np.ndarray, plain: np.ndarray, photo: np.ndarray,
-                     descriptor: str) -> np.ndarray:
-    """Distance from each die (plain, from photo) to the nearest mixture made without its photo."""
-    probe = Model(first_view(mixes), np.full(len(mixes), UNKNOWN), descriptor=descriptor)
-    out = np.full(len(plain), np.inf, np.float32)
+    out = np.full((len(plain), len(CLASSES)), np.inf, np.float32)
     for g in np.unique(photo):
-        rest = (pairs != g).all(axis=1)
-        mine = np.flatnonzero(photo == g)
+        rest = kept_without(g)
         if rest.any():
-            probe.protos, probe.labels = first_view(mixes[rest]), np.full(int(rest.sum()), UNKNOWN)
-            out[mine] = probe.distances(plain[mine])[:, UNKNOWN]
+            probe.protos, probe.labels = protos[rest], labels[rest]
+            mine = np.flatnonzero(photo == g)
+            out[mine] = probe.distances(plain[mine])
     return out
 
 
@@ -312,7 +297,8 @@ def _fit(descriptor: str, dice: list, photo_count: dict, rng) -> tuple[Model, np
     groups = np.concatenate([[t.photo] * len(mine) for t, mine in zip(dice, crops)])
     firsts = np.cumsum([0] + [len(mine) for mine in crops[:-1]])
     plain = np.array([query(descriptor, mine[0], t.tray) for t, mine in zip(dice, crops)])
-    d = cross_validate(np.array(protos, np.float32), labels, groups, firsts, plain, descriptor)
+    photo = groups[firsts]
+    d = cross_validate(np.array(protos, np.float32), labels, lambda g: groups != g, plain, photo, descriptor)
     truth = labels[firsts]
     # Mixtures only for views: there they made 5- and 6-pip dice read unknown 84% of the time instead
     # of 56% on the real photos; with symbol maps on rendered ZomBee trays they cost 1.5 points of
@@ -327,7 +313,9 @@ def _fit(descriptor: str, dice: list, photo_count: dict, rng) -> tuple[Model, np
         keep = Model(np.array(protos, np.float32), labels, descriptor=descriptor).distances(mixes)[:, :UNKNOWN].min(1) > near
         mixes, pairs = mixes[keep], pairs[keep]
     if len(mixes):
-        d[:, UNKNOWN] = left_out_unknown(mixes, pairs, plain, groups[firsts], descriptor)
+        # each die against the mixtures made without its photo
+        d[:, UNKNOWN] = cross_validate(first_view(mixes), np.full(len(mixes), UNKNOWN),
+                                       lambda g: (pairs != g).all(axis=1), plain, photo, descriptor)[:, UNKNOWN]
         protos = np.concatenate([np.array(protos, np.float32), first_view(mixes)])
         labels = np.concatenate([labels, np.full(len(mixes), UNKNOWN)])
     scale, radius = fit_confidence(d, truth, margin=RADIUS_MARGIN, likelihood=descriptor == "views")
