@@ -248,7 +248,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
                     symbols.append(symbol_features(img, b, det.side, det.tray))
                     plain_maps.append(die_features(img, b, det.side, det.tray))
                 cut = {descriptor: augment(img, b.x, b.y, det.side, b.angle, rngs[descriptor], augment_per_die, size)
-                       for descriptor, size in (("map", PATCH), ("views", VIEW_PATCH))}
+                       for descriptor, size in (("map", PATCH), ("views", VIEW_PATCH))
+                       if compare in (None, descriptor)}
                 dice.append(Taught(cut, det.tray, CLASSES.index(face), photo))
         photo_count[face] = len(items)
         if log:
