@@ -36,10 +36,19 @@ SURE = 0.9
 
 
 def felt(img: np.ndarray, brightness: float) -> np.ndarray:
-    """The light sheet repainted as green felt at brightness times its light; the dice left as they are."""
+    """The light sheet repainted as green felt at brightness times its light; the dice left as they are.
+    A die is what is darker or more coloured than the sheet around it, with its holes (white pips)
+    filled; the rest is sheet (its glare and shadows go with it)."""
     f = img.astype(np.float32)
-    level = cv2.dilate(f.max(axis=2), np.ones((41, 41), np.uint8))
-    sheet = np.clip((f.max(axis=2) / np.maximum(level, 1) - 0.55) / 0.25, 0, 1)[..., None]
+    light = img.max(axis=2)
+    sheet_level = cv2.medianBlur(light, 41).astype(np.float32)  # a window wider than a die: the sheet
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+    die = ((light < 0.7 * sheet_level) | (hsv[..., 1] > 70)).astype(np.uint8)
+    die = cv2.morphologyEx(die, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+    outside = die.copy()
+    cv2.floodFill(outside, None, (0, 0), 2)  # what the border reaches is not inside a die
+    die = cv2.dilate((outside != 2).astype(np.uint8), np.ones((3, 3), np.uint8))
+    sheet = cv2.GaussianBlur(1.0 - die.astype(np.float32), (0, 0), 1.0)[..., None]
     return np.clip(f * (1 - sheet) + f * np.array([0.55, 1.0, 0.7]) * brightness * sheet, 0, 255).astype(np.uint8)
 
 
