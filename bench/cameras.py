@@ -52,11 +52,35 @@ def felt(img: np.ndarray, brightness: float) -> np.ndarray:
     return np.clip(f * (1 - sheet) + f * np.array([0.55, 1.0, 0.7]) * brightness * sheet, 0, 255).astype(np.uint8)
 
 
+def tilted(shape, lean: float) -> np.ndarray:
+    """The homography of a camera leaning back: the far (top) edge of the frame shrinks by lean."""
+    h, w = shape[:2]
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = np.float32([[w * lean / 2, h * lean / 3], [w * (1 - lean / 2), h * lean / 3], [w, h], [0, h]])
+    return cv2.getPerspectiveTransform(src, dst)
+
+
+def tilt(img: np.ndarray, lean: float) -> np.ndarray:
+    # beyond the photo's edge: more of the sheet (its median colour), not the edge's pixels smeared
+    sheet = tuple(float(c) for c in np.median(img.reshape(-1, 3), axis=0))
+    return cv2.warpPerspective(img, tilted(img.shape, lean), (img.shape[1], img.shape[0]),
+                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=sheet)
+
+
+def vignette(img: np.ndarray, fall: float) -> np.ndarray:
+    """A cheap lens: the corners get fall less light than the middle."""
+    h, w = img.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+    return np.clip(img * (1 - fall * r2)[..., None], 0, 255).astype(np.uint8)
+
+
 def jpeg(img: np.ndarray, quality: float) -> np.ndarray:
     return cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])[1], cv2.IMREAD_COLOR)
 
 
-CHANGES = {  # name: (what it stands for, change, scale of the labels)
+PHOTO_SHAPE = (640, 640)  # every photo of the shared set
+CHANGES = {  # name: (what it stands for, change, where a labelled point goes: a factor or a function)
     "as_taken": ("the photos as they are", lambda im: im, 1.0),
     "scale_0.6": ("a 384 px camera, or dice farther away", lambda im: cv2.resize(im, None, fx=0.6, fy=0.6,
                                                                                  interpolation=cv2.INTER_AREA), 0.6),
@@ -72,10 +96,13 @@ CHANGES = {  # name: (what it stands for, change, scale of the labels)
                 .astype(np.uint8), 1.0),
     "felt_0.7": ("a green felt tray", lambda im: felt(im, 0.7), 1.0),
     "felt_0.55": ("a dark green felt tray", lambda im: felt(im, 0.55), 1.0),
+    "tilt_0.2": ("a camera leaning back (far edge 20% shorter)", lambda im: tilt(im, 0.2),
+                 lambda pts: cv2.perspectiveTransform(pts[None], tilted(PHOTO_SHAPE, 0.2))[0]),
+    "vignette_0.5": ("a cheap lens: corners at half the light", lambda im: vignette(im, 0.5), 1.0),
 }
 
 
-def changed_set(photos: Path, out: Path, change, scale: float) -> None:
+def changed_set(photos: Path, out: Path, change, move) -> None:
     for f in photos.rglob("*.jpg"):
         dst = out / f.relative_to(photos)
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -84,8 +111,18 @@ def changed_set(photos: Path, out: Path, change, scale: float) -> None:
         labels = json.loads((photos / sub / "labels.json").read_text())
         for entry in labels.values():
             for d in entry["dice"]:
-                d["x"], d["y"], d["box"] = d["x"] * scale, d["y"] * scale, [c * scale for c in d["box"]]
+                d["x"], d["y"], d["box"] = moved(move, d["x"], d["y"], d["box"])
         (out / sub / "labels.json").write_text(json.dumps(labels))
+
+
+def moved(move, x, y, box):
+    """A labelled die's centre and box where the change puts them (move: a factor, or points -> points)."""
+    if not callable(move):
+        return x * move, y * move, [c * move for c in box]
+    x0, y0, x1, y1 = box
+    pts = move(np.float32([[x, y], [x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+    return float(pts[0, 0]), float(pts[0, 1]), [float(pts[1:, 0].min()), float(pts[1:, 1].min()),
+                                                  float(pts[1:, 0].max()), float(pts[1:, 1].max())]
 
 
 def score(reader: DiceReader, folder: Path, match) -> dict:
@@ -127,9 +164,9 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     print(f"{'change':12} {'own check':>9} {'dice right':>16} {'5/6 unknown':>12} {'sure, wrong':>12} {'extra':>5}  compares")
     for name in names:
-        what, change, scale = CHANGES[name]
+        what, change, move = CHANGES[name]
         with tempfile.TemporaryDirectory() as d:
-            changed_set(args.photos, Path(d), change, scale)
+            changed_set(args.photos, Path(d), change, move)
             try:
                 model = calibrate(Path(d) / "calibration")
             except CalibrationError as exc:

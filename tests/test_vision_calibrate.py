@@ -1,6 +1,7 @@
 import shutil
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -65,7 +66,6 @@ def test_mixed_faces_are_named(table, tmp_path):
     dst = _copy(table, tmp_path)
     folder, rig, rng = table
     scene = render.render_scene(np.random.default_rng(9), rig, faces=["zombee", "honey", "zombee", "honey"])
-    import cv2
 
     cv2.imwrite(str(dst / "zzz" / "mixed.png"), scene.image)
     with pytest.raises(CalibrationError, match="mixed.png.*mixed faces"):
@@ -172,7 +172,6 @@ def test_the_report_says_how_a_face_never_taught_would_read(real_model):
 
 
 def _bigger(img, factor=3):
-    import cv2
     return cv2.resize(img, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
 
 
@@ -181,7 +180,6 @@ def test_a_camera_with_three_times_the_pixels_reads_the_same_dice(tmp_path):
     read it as it reads the 640 px camera it was tuned on, from calibration to positions."""
     import json
 
-    import cv2
 
     from vision.reader import read_image
 
@@ -211,7 +209,6 @@ def test_a_camera_with_three_times_the_pixels_reads_the_same_dice(tmp_path):
 def _felt(img, brightness=0.55):
     """The photo with its light sheet repainted as green felt at brightness times its light; the dice
     are left as they were."""
-    import cv2
 
     f = img.astype(np.float32)
     level = cv2.dilate(f.max(axis=2), np.ones((41, 41), np.uint8))
@@ -225,7 +222,6 @@ def test_dice_on_a_darker_tray_are_found_taught_and_read(tmp_path):
     much darker the tray makes the dice look, and the reader and the teaching wizard follow it."""
     import json
 
-    import cv2
 
     from vision.reader import read_image
 
@@ -245,3 +241,13 @@ def test_dice_on_a_darker_tray_are_found_taught_and_read(tmp_path):
     frame = _felt(read_image(PHOTOS / "read" / "t1_IMG_20191208_112645.jpg"))
     stock = DiceReader()
     assert stock.read(frame).dice == [] and stock.read_any_tray(frame).dice
+
+
+def test_dice_too_small_to_read_are_named_with_what_to_do(tmp_path):
+    # the same real photos from a camera three times farther away: dice some 11 pixels across
+    dst = tmp_path / "cal"
+    shutil.copytree(PHOTOS / "calibration", dst)
+    for f in dst.rglob("*.jpg"):
+        cv2.imwrite(str(f), cv2.resize(cv2.imread(str(f)), None, fx=0.38, fy=0.38, interpolation=cv2.INTER_AREA))
+    with pytest.raises(CalibrationError, match=r"bee/.*\.jpg.*no die found.*14 pixels across.*closer"):
+        calibrate(dst)

@@ -123,3 +123,21 @@ def test_a_model_comparing_views_keeps_them_through_its_file(tmp_path):
     assert back.predict_proba(None, views=turned).argmax(1).tolist() == [0, 1, 2, 3]
     with pytest.raises(ValueError, match="views"):
         back.predict_proba(protos[:, :vm.DIM])
+
+
+def test_one_odd_prototype_of_another_face_cannot_decide_alone(tmp_path):
+    # face 0 has three copies of its symbol; face 1 has one odd copy sitting next to the die (a 2
+    # whose glare lies where a 3 has its middle pip), and two copies of its own far away
+    die = np.eye(1, vm.DIM, 0, dtype=np.float32)
+    odd = (np.eye(1, vm.DIM, 0) * 0.9 + np.eye(1, vm.DIM, 1) * 0.44).astype(np.float32)
+    own = (np.eye(1, vm.DIM, 0) * 0.8 + np.eye(1, vm.DIM, 2) * 0.6).astype(np.float32)
+    protos = np.concatenate([own, own * 0.99, own * 1.01, odd, np.eye(2, vm.DIM, 5, dtype=np.float32)])
+    labels = np.array([0, 0, 0, 1, 1, 1])
+    nearest = vm.Model(protos, labels, scale=0.2, radius=1.0)
+    assert nearest.predict_proba(die).argmax() == 1  # the odd copy alone decides
+    three = vm.Model(protos, labels, scale=0.2, radius=1.0, neighbours=3)
+    assert three.predict_proba(die).argmax() == 0
+    vm.save_model(three, tmp_path / "k.npz")
+    assert vm.load_model(tmp_path / "k.npz").neighbours == 3
+    vm.save_model(nearest, tmp_path / "one.npz")
+    assert vm.load_model(tmp_path / "one.npz").neighbours == 1

@@ -2,7 +2,8 @@
 
 A prototype is a symbol map or a view of a die (`descriptor`, see features.py).
 A die is read as the face of the nearest prototypes, compared in all eight
-quarter turns and mirrors. Its confidence comes from how near it is: each face
+quarter turns and mirrors: a face's distance is the root mean square over its
+`neighbours` nearest prototypes (1 = the nearest alone). Its confidence comes from how near it is: each face
 gets exp(-d^2 / 2 scale^2), and "unknown" gets the same for `radius`, so a die
 far from everything the model was taught reads `unknown`, and a die halfway
 between two faces gets about 0.5. Scale and radius are measured by cross-
@@ -56,6 +57,7 @@ class Model:
     report: dict | None = field(default=None)  # calibration quality report (see calibrate.quality)
     net: dict | None = field(default=None, repr=False)  # ZomBee network (net.py): tells faces apart
     descriptor: str = "map"  # "map": symbol maps (features.face_map); "views": features.views
+    neighbours: int = 1  # prototypes of a face that are averaged (squared) into its distance
 
     @property
     def needs_views(self) -> bool:
@@ -80,7 +82,9 @@ class Model:
         d2 = d2.reshape(len(x), 8, len(p)).min(axis=1)
         out = np.full((len(x), len(CLASSES)), np.inf, np.float32)
         for c in np.unique(self.labels):
-            out[:, c] = d2[:, self.labels == c].min(axis=1)
+            mine = d2[:, self.labels == c]
+            k = min(self.neighbours, mine.shape[1])
+            out[:, c] = mine.min(axis=1) if k <= 1 else np.partition(mine, k - 1, axis=1)[:, :k].mean(axis=1)
         return np.sqrt(np.maximum(out, 0))
 
     def proba(self, d: np.ndarray) -> np.ndarray:
@@ -117,7 +121,7 @@ def gated(p: np.ndarray, q: np.ndarray) -> np.ndarray:
 def save_model(model: Model, path) -> None:
     arrays = dict(
         format_version=np.array(FORMAT_VERSION), classes=np.array(CLASSES), kind=np.array(model.kind),
-        descriptor=np.array(model.descriptor),
+        descriptor=np.array(model.descriptor), neighbours=np.array(model.neighbours, np.int16),
         protos=model.protos.astype(np.float16), labels=model.labels.astype(np.int8),
         scale=np.array(model.scale, np.float32), radius=np.array(model.radius, np.float32),
         side=np.array(model.side, np.float32), dark=np.array(model.dark, np.float32),
@@ -187,4 +191,4 @@ def _load(path: Path) -> Model:
                  kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),
                  dark=float(data.get("dark", 1.0)),
                  background=data.get("background"), threshold=float(data.get("threshold", 0.5)), report=report,
-                 net=net, descriptor=descriptor)
+                 net=net, descriptor=descriptor, neighbours=max(1, int(data.get("neighbours", 1))))
