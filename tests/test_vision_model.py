@@ -7,6 +7,12 @@ from companion.errors import ConfigError
 from vision import model as vm
 
 
+def _statistics(m):
+    """How many symbol statistics the model's network reads beside each map and its edge directions."""
+    from vision.net import edges_read
+    return m.net["mean"].shape[0] - vm.DIM - edges_read(m.net)
+
+
 def test_default_model_loads_quickly_and_is_versioned():
     vm._load_default.cache_clear()
     t = time.perf_counter()
@@ -14,7 +20,7 @@ def test_default_model_loads_quickly_and_is_versioned():
     assert time.perf_counter() - t < 1.0  # target is 200 ms; generous for a loaded test machine
     with np.load(vm.DEFAULT_PATH) as z:
         assert int(z["format_version"]) == vm.FORMAT_VERSION
-    extra = np.zeros((2, m.net["mean"].shape[0] - vm.DIM), np.float32) if m.needs_symbols else None
+    extra = np.zeros((2, _statistics(m)), np.float32) if m.needs_symbols else None
     views = np.zeros((2, 8, vm.WIDTH[m.descriptor]), np.float32) if m.needs_views else None
     assert m.predict_proba(np.zeros((2, vm.DIM), np.float32), extra, views).shape == (2, len(vm.CLASSES))
 
@@ -29,7 +35,7 @@ def test_round_trip_keeps_predictions(tmp_path):
     rng = np.random.default_rng(0)
     x = rng.normal(0, 0.1, (5, vm.DIM)).astype(np.float32)  # the maps the network reads
     views = (m.protos[:5, None] + rng.normal(0, 0.02, (5, 8, m.protos.shape[1]))).astype(np.float32)
-    extra = rng.normal(size=(5, m.net["mean"].shape[0] - vm.DIM)).astype(np.float32) if m.needs_symbols else None
+    extra = rng.normal(size=(5, _statistics(m))).astype(np.float32) if m.needs_symbols else None
     assert np.allclose(m.predict_proba(x, extra, views), back.predict_proba(x, extra, views), atol=1e-3)
     assert back.needs_symbols == m.needs_symbols
     assert back.side == pytest.approx(31.5) and back.dark == pytest.approx(1.45)
@@ -141,3 +147,34 @@ def test_one_odd_prototype_of_another_face_cannot_decide_alone(tmp_path):
     assert vm.load_model(tmp_path / "k.npz").neighbours == 3
     vm.save_model(nearest, tmp_path / "one.npz")
     assert vm.load_model(tmp_path / "one.npz").neighbours == 1
+
+
+def test_a_network_that_reads_edge_directions_keeps_reading_them_through_its_file(tmp_path):
+    from vision.features import HOG_DIM, VIEW_DIM
+    from vision.net import edges_read, fit_net
+
+    def dice(seed, n=200):
+        """Two faces whose maps and statistics are the same noise: only their edge directions differ."""
+        rng = np.random.default_rng(seed)
+        y = np.arange(n) % 2
+        views = rng.normal(0, 0.1, (n, 8, VIEW_DIM)).astype(np.float32)
+        views[:, :, :36] += np.where(y == 1, 0.5, -0.5)[:, None, None]  # the first block of edges, every turn
+        return (rng.normal(0, 0.1, (n, vm.DIM)).astype(np.float32), rng.normal(size=(n, 3)).astype(np.float32),
+                views, y)
+
+    maps, extra, views, y = dice(5)
+    blind = fit_net(maps, extra, y, len(vm.CLASSES), seed=1, epochs=150)
+    seeing = fit_net(maps, extra, y, len(vm.CLASSES), views=views, seed=1, epochs=150)
+    assert edges_read(blind) == 0 and edges_read(seeing) == HOG_DIM
+    m = vm.Model(np.eye(2, VIEW_DIM, dtype=np.float32), np.arange(2), radius=10.0, descriptor="views", net=seeing)
+    vm.save_model(m, tmp_path / "e.npz")
+    back = vm.load_model(tmp_path / "e.npz")
+    assert edges_read(back.net) == HOG_DIM and back.needs_views
+    maps, extra, views, y = dice(6)  # dice neither network saw
+    assert (back.predict_proba(maps, extra, views).argmax(1) == y).mean() >= 0.9
+    assert (vm.Model(m.protos, m.labels, radius=10.0, descriptor="views", net=blind)
+            .predict_proba(maps, extra, views).argmax(1) == y).mean() < 0.7
+    maps_model = vm.Model(np.eye(2, vm.DIM, dtype=np.float32), np.arange(2), radius=10.0, net=seeing)
+    assert maps_model.needs_views  # a map model keeping this network must be handed the views too
+    with pytest.raises(ValueError, match="views"):
+        maps_model.predict_proba(maps, extra)

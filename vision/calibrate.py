@@ -29,9 +29,9 @@ from companion.errors import ImageError
 from .clusters import MIN_SIDE
 from .detect import DARKER, SMALL, brightest, detect
 from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
-from .features import PATCH, VIEW_PATCH, die_features
+from .features import PATCH, VIEW_PATCH, die_features, die_views
 from .model import CLASSES, UNKNOWN, Model, gated, load_model
-from .net import net_proba
+from .net import edges_read, net_proba
 from .symbol import symbol_features
 from .reader import DiceReader, read_image, working
 
@@ -241,7 +241,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     side = float(np.median(sides))
     # one random stream per descriptor: the copies made for one never shift those made for the other
     rngs = {"map": np.random.default_rng(seed), "views": np.random.default_rng([seed, 1])}
-    dice, files, symbols, plain_maps = [], [], [], []
+    dice, files, symbols, plain_maps, plain_views = [], [], [], [], []
     photo_count = {}
     photo = 0
     for face, items in shots.items():
@@ -256,6 +256,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
                 if base is not None and base.net is not None:
                     symbols.append(symbol_features(img, b, det.side, det.tray))
                     plain_maps.append(die_features(img, b, det.side, det.tray))
+                    if edges_read(base.net):
+                        plain_views.append(die_views(img, b, det.side, det.tray))
                 cut = {descriptor: augment(img, b.x, b.y, det.side, b.angle, rngs[descriptor], augment_per_die, size)
                        for descriptor, size in (("map", PATCH), ("views", VIEW_PATCH))
                        if compare in (None, descriptor)}
@@ -283,7 +285,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         wide = max(model.radius, base.radius * NET_GATE) if base.descriptor == model.descriptor \
             else model.radius * NET_GATE  # the default's radius is in another descriptor's units
         with_net = gated(replace(model, radius=wide).proba(d.copy()),
-                         net_proba(base.net, np.array(plain_maps), np.array(symbols)))
+                         net_proba(base.net, np.array(plain_maps), np.array(symbols),
+                                   np.array(plain_views) if plain_views else None))
         other = quality(with_net, truth, photo_count, model.threshold)
         if other["accuracy"] >= report["accuracy"]:
             model.net, model.radius, report = base.net, wide, other

@@ -30,7 +30,7 @@ from companion.errors import ConfigError
 
 from .features import DIM, VIEW_DIM, dihedral
 from .net import KEYS as NET_KEYS
-from .net import net_proba
+from .net import edges_read, net_proba
 
 FORMAT_VERSION = 2
 CLASSES = DICE_FACES + ("unknown",)
@@ -61,8 +61,9 @@ class Model:
 
     @property
     def needs_views(self) -> bool:
-        """True when distances and predict_proba take features.die_views of each die, (n, 8, VIEW_DIM)."""
-        return self.descriptor == "views"
+        """True when predict_proba takes features.die_views of each die, (n, 8, VIEW_DIM): the
+        prototypes compare views, or the network reads their edge directions."""
+        return self.descriptor == "views" or (self.net is not None and edges_read(self.net) > 0)
 
     @property
     def needs_symbols(self) -> bool:
@@ -102,12 +103,12 @@ class Model:
         enough to something taught), the network which one."""
         if self.needs_views and views is None:
             raise ValueError("this model compares views of each die (features.die_views)")
-        p = self.proba(self.distances(views if self.needs_views else x))
+        p = self.proba(self.distances(views if self.descriptor == "views" else x))
         if self.net is None:
             return p
         if extra is None:
             raise ValueError("this model also needs the symbol statistics of each die (symbol.symbol_features)")
-        return gated(p, net_proba(self.net, x, extra))
+        return gated(p, net_proba(self.net, x, extra, views))
 
 
 def gated(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -184,8 +185,11 @@ def _load(path: Path) -> Model:
     net = None
     if "net_w1" in data:
         net = {k: data.get("net_" + k) for k in NET_KEYS}
+        if "net_hog" in data:
+            net["hog"] = data["net_hog"]
         if any(v is None for v in net.values()) or net["w1"].shape[0] != net["mean"].shape[0] \
-                or net["w1"].shape[1] != net["w2"].shape[0] or net["w2"].shape[1] != len(CLASSES):
+                or net["w1"].shape[1] != net["w2"].shape[0] or net["w2"].shape[1] != len(CLASSES) \
+                or not 0 <= edges_read(net) <= WIDTH["views"]:
             raise ModelError(f"model file {str(path)!r} has a damaged network")
     return Model(protos, labels, scale=float(data["scale"]), radius=float(data["radius"]),
                  kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),

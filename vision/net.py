@@ -1,10 +1,11 @@
 """A small two-layer network in NumPy: how the shipped default model tells ZomBee faces apart.
 
 Rendered trays give thousands of examples; a network learns from them which
-parts of a symbol map, and which symbol statistics (symbol.py), tell the faces
-apart, where a nearest-prototype rule weighs every pixel alike. It sees each map
-in all eight quarter turns and mirrors and averages its answers, so turning a
-die changes nothing. Training is full-batch Adam from a seeded start: the same
+parts of a symbol map, which symbol statistics (symbol.py) and, when trained
+with them, which edge directions (the HOG part of features.views) tell the faces
+apart, where a nearest-prototype rule weighs every number alike. It sees each
+die in all eight quarter turns and mirrors and averages its answers, so turning
+a die changes nothing. Training is full-batch Adam from a seeded start: the same
 data gives the same weights.
 """
 
@@ -12,15 +13,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from .features import dihedral
+from .features import HOG_DIM, dihedral
 
-KEYS = ("mean", "std", "w1", "b1", "w2", "b2")
+KEYS = ("mean", "std", "w1", "b1", "w2", "b2")  # and "hog", in networks that read edge directions
 
 
-def _views(maps: np.ndarray, extra: np.ndarray) -> np.ndarray:
-    """(n, 8, extra + map) inputs: the turn-blind statistics beside each of the eight views of the map."""
-    d = dihedral(np.asarray(maps, np.float32))
-    return np.concatenate([np.repeat(np.asarray(extra, np.float32)[:, None], 8, axis=1), d], axis=2)
+def edges_read(net: dict) -> int:
+    """How many numbers of each view's edge directions the network reads (0: maps and statistics only)."""
+    return int(net.get("hog", 0))
+
+
+def _inputs(maps: np.ndarray, extra: np.ndarray, views: np.ndarray | None, hog: int) -> np.ndarray:
+    """(n, 8, inputs): the turn-blind statistics beside each of the eight turns of the map and, for a
+    network that reads them, of the edge directions (views are in dihedral's order too)."""
+    parts = [np.repeat(np.asarray(extra, np.float32)[:, None], 8, axis=1), dihedral(np.asarray(maps, np.float32))]
+    if hog:
+        if views is None:
+            raise ValueError("this network also reads the views of each die (features.die_views)")
+        parts.append(np.asarray(views, np.float32)[:, :, :hog])
+    return np.concatenate(parts, axis=2)
 
 
 def _forward(net: dict, x: np.ndarray) -> np.ndarray:
@@ -31,16 +42,18 @@ def _forward(net: dict, x: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def net_proba(net: dict, maps: np.ndarray, extra: np.ndarray) -> np.ndarray:
-    """(n, classes) probabilities, averaged over the eight turns and mirrors of each map."""
-    v = _views(maps, extra)
+def net_proba(net: dict, maps: np.ndarray, extra: np.ndarray, views: np.ndarray | None = None) -> np.ndarray:
+    """(n, classes) probabilities, averaged over the eight turns and mirrors of each die."""
+    v = _inputs(maps, extra, views, edges_read(net))
     return _forward(net, v.reshape(len(v) * 8, -1)).reshape(len(v), 8, -1).mean(axis=1)
 
 
-def fit_net(maps: np.ndarray, extra: np.ndarray, y: np.ndarray, classes: int, *, seed: int = 0, hidden: int = 64,
-            epochs: int = 400, turns: int = 3) -> dict:
+def fit_net(maps: np.ndarray, extra: np.ndarray, y: np.ndarray, classes: int, *, views: np.ndarray | None = None,
+            seed: int = 0, hidden: int = 64, epochs: int = 400, turns: int = 3) -> dict:
+    """A network for maps and statistics, and edge directions too when views are given."""
     rng = np.random.default_rng(seed)
-    all8 = _views(maps, extra)
+    hog = HOG_DIM if views is not None else 0
+    all8 = _inputs(maps, extra, views, hog)
     pick = np.stack([rng.permutation(8)[:turns] for _ in range(len(y))])
     xs = np.concatenate([all8[np.arange(len(y)), pick[:, i]] for i in range(turns)])
     y = np.tile(y, turns)
@@ -74,4 +87,7 @@ def fit_net(maps: np.ndarray, extra: np.ndarray, y: np.ndarray, classes: int, *,
             m1[i] = 0.9 * m1[i] + 0.1 * gr
             m2[i] = 0.999 * m2[i] + 0.001 * gr * gr
             params[i] = params[i] - lr * (m1[i] / (1 - 0.9 ** t)) / (np.sqrt(m2[i] / (1 - 0.999 ** t)) + 1e-8)
-    return dict(zip(KEYS, [mean.astype(np.float32), std.astype(np.float32)] + [p.astype(np.float32) for p in params]))
+    net = dict(zip(KEYS, [mean.astype(np.float32), std.astype(np.float32)] + [p.astype(np.float32) for p in params]))
+    if hog:
+        net["hog"] = np.array(hog, np.int32)
+    return net
