@@ -89,3 +89,24 @@ def test_held_out_symbols_differ_from_the_training_ones():
     plain = render.draw_face("honey")
     comb = render.draw_face("honey", art=render.HELDOUT_ART[0])
     assert (np.abs(plain.astype(int) - comb.astype(int)).max(axis=2) > 60).mean() > 0.05
+
+
+def test_training_draws_each_symbol_a_little_differently_and_held_out_trays_never_do():
+    from dataclasses import replace
+
+    from vision.art import DEFAULT_ART, distort
+    from vision.train import LEARN
+
+    face = render.draw_face("bee")
+    rng = np.random.default_rng(4)
+    a, b = distort(face, DEFAULT_ART, rng, 1.0), distort(face, DEFAULT_ART, rng, 1.0)
+    moved = np.abs(a.astype(int) - face.astype(int)).max(axis=2) > 60
+    assert moved.mean() > 0.02 and not np.array_equal(a, b)  # the symbol moved, and differently each time
+    assert np.array_equal(a[:3], face[:3]) and np.array_equal(a[:, -3:], face[:, -3:])  # the bevel did not
+    assert LEARN.distort > 0 and render.HELDOUT.distort == 0 == render.TRAIN.distort
+    # and the renderer applies it only under conditions that ask for it, leaving the layout alone
+    rig = render.random_rig(np.random.default_rng(8))
+    plain = render.render_scene(np.random.default_rng(9), rig, count=3)
+    drawn = render.render_scene(np.random.default_rng(9), replace(rig, conditions=LEARN), count=3)
+    assert [(d.x, d.y) for d in plain.dice] == [(d.x, d.y) for d in drawn.dice]
+    assert not np.array_equal(plain.image, drawn.image)

@@ -123,6 +123,25 @@ def resize_symbol(img: np.ndarray, body, scale: float) -> np.ndarray:
                           borderValue=tuple(int(v) for v in body))
 
 
+def distort(img: np.ndarray, art: Art, rng: np.random.Generator, amount: float) -> np.ndarray:
+    """The face with its symbol drawn a little differently: turned, stretched and sheared by up to
+    amount times (12 degrees, 15 %, 0.15), the bevel left where it is. Training sees many more ways
+    to draw each symbol than the styles above, so the network learns what a bee is, not one bee."""
+    px = img.shape[0]
+    turn = np.deg2rad(rng.uniform(-12, 12) * amount)
+    sx, sy = 1 + rng.uniform(-0.15, 0.15, 2) * amount
+    shear = rng.uniform(-0.15, 0.15) * amount
+    lin = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]]) @ np.array([[sx, shear], [0, sy]])
+    c = (px - 1) / 2
+    m = np.hstack([lin, (np.array([c, c]) - lin @ np.array([c, c]))[:, None]]).astype(np.float32)
+    body = tuple(int(v) for v in art.body)
+    img = img.copy()
+    cv2.rectangle(img, (0, 0), (px - 1, px - 1), body, 7)  # the bevel is not part of the symbol
+    out = cv2.warpAffine(img, m, (px, px), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=body)
+    cv2.rectangle(out, (1, 1), (px - 2, px - 2), (art.bevel, art.bevel, art.bevel + 2), 3)
+    return out
+
+
 @functools.lru_cache(maxsize=16)
 def face_alpha(px: int, corner: int = 8) -> np.ndarray:
     a = np.zeros((px, px), np.uint8)

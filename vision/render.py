@@ -17,7 +17,7 @@ import numpy as np
 
 from companion.commands import DICE_FACES
 
-from .art import DEFAULT_ART, HELDOUT_ART, Art, face_alpha, gloss, random_art, resize_symbol, side_rng
+from .art import DEFAULT_ART, HELDOUT_ART, Art, distort, face_alpha, gloss, random_art, resize_symbol, side_rng
 from .art import bee as draw_bee
 from .art import honey as draw_honey
 from .art import texture as surface
@@ -62,6 +62,7 @@ class Conditions:
     shadow: tuple[float, float] = (0.25, 0.55)
     touching: float = 0.5
     clusters: float = 0.0  # of touching groups: a 2x2 block, an L, corner to corner, not a straight row
+    distort: float = 0.0  # how far each die's symbol may be drawn turned, stretched, sheared (art.distort)
 
 
 TRAIN = Conditions()
@@ -191,6 +192,8 @@ def paste_die(canvas, face, x, y, size, angle, rig, rng, motion=None, shadow=0.4
     quarter = int(rng.integers(0, 4))  # the symbol may point along any edge
     img = np.ascontiguousarray(np.rot90(img, quarter))
     look = side_rng(rng)
+    if rig.conditions.distort:
+        img = distort(img, rig.art, side_rng(look), rig.conditions.distort)
     if look.random() < rig.art.gloss:
         img = gloss(img, look)
     _composite(canvas, img, face_alpha(FACE_PX, rig.art.corner), _die_hom(x, y, size, angle), motion)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from multiprocessing import Pool
 
 import numpy as np
@@ -24,6 +25,10 @@ from .symbol import symbol_features
 from .render import TRAIN, random_rig, render_scene
 
 SEED = 2026
+# the renderer's training conditions, each die's symbol also drawn a little turned, stretched and
+# sheared (art.distort): held-out die art read 95.6 % right instead of 94.0 % (1.6 times as much:
+# 93.7 %, and sure-and-wrong rose to 1 %)
+LEARN = replace(TRAIN, distort=1.0)
 PROTOS_PER_CLASS = 500  # of each face: about 1 MB; they only decide "seen something like it before"
 
 
@@ -48,7 +53,7 @@ def label_of(truth) -> int:
     return CLASSES.index(truth.face)
 
 
-def scene_samples(seed: int, cond=TRAIN) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def scene_samples(seed: int, cond=LEARN) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     rig = random_rig(rng, cond)
     cocked = int(rng.integers(1, 3)) if rng.random() < 0.35 else 0
@@ -64,7 +69,7 @@ def scene_samples(seed: int, cond=TRAIN) -> tuple[np.ndarray, np.ndarray, np.nda
     return x, extra, y, seen
 
 
-def dataset(seeds, cond=TRAIN, workers: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def dataset(seeds, cond=LEARN, workers: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     args = [(int(s), cond) for s in seeds]
     if workers > 1:
         with Pool(workers) as pool:
