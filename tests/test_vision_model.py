@@ -178,3 +178,22 @@ def test_a_network_that_reads_edge_directions_keeps_reading_them_through_its_fil
     assert maps_model.needs_views  # a map model keeping this network must be handed the views too
     with pytest.raises(ValueError, match="views"):
         maps_model.predict_proba(maps, extra)
+
+
+def test_a_calibrated_tables_own_dice_have_a_say_beside_the_network(tmp_path):
+    # the network (which never saw this table) says bee, surely; this table's own prototypes say zzz
+    p = np.array([[0.02, 0.02, 0.86, 0.02, 0.08]])
+    q = np.array([[0.97, 0.01, 0.01, 0.005, 0.005]])
+    alone = vm.gated(p, q)
+    assert vm.CLASSES[alone[0].argmax()] == "bee" and alone[0].max() > 0.85
+    together = vm.gated(p, q, own_weight=0.8)
+    assert vm.CLASSES[together[0].argmax()] == "zzz" and together[0].max() < 0.9
+    assert together[0].sum() == pytest.approx(1.0) and together[0, -1] >= p[0, -1]  # unknown kept
+    agree = vm.gated(np.array([[0.9, 0.02, 0.02, 0.02, 0.04]]), q, own_weight=0.8)
+    assert vm.CLASSES[agree[0].argmax()] == "bee" and agree[0].max() > 0.9  # agreeing stays sure
+    m = _toy()
+    m.own_weight = 0.8
+    vm.save_model(m, tmp_path / "w.npz")
+    assert vm.load_model(tmp_path / "w.npz").own_weight == pytest.approx(0.8)
+    vm.save_model(_toy(), tmp_path / "none.npz")
+    assert vm.load_model(tmp_path / "none.npz").own_weight == 0.0

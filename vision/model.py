@@ -58,6 +58,7 @@ class Model:
     net: dict | None = field(default=None, repr=False)  # ZomBee network (net.py): tells faces apart
     descriptor: str = "map"  # "map": symbol maps (features.face_map); "views": features.views
     neighbours: int = 1  # prototypes of a face that are averaged (squared) into its distance
+    own_weight: float = 0.0  # with a network: how much the prototypes' own choice of face counts (see gated)
 
     @property
     def needs_views(self) -> bool:
@@ -108,12 +109,19 @@ class Model:
             return p
         if extra is None:
             raise ValueError("this model also needs the symbol statistics of each die (symbol.symbol_features)")
-        return gated(p, net_proba(self.net, x, extra, views))
+        return gated(p, net_proba(self.net, x, extra, views), self.own_weight)
 
 
-def gated(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """The network's answer q, trusted as far as the prototypes' p says the die is a face at all."""
+def gated(p: np.ndarray, q: np.ndarray, own_weight: float = 0.0) -> np.ndarray:
+    """The network's answer q, trusted as far as the prototypes' p says the die is a face at all.
+    With own_weight, the face is the network's and the prototypes' choice together (a weighted
+    geometric mean of the two, own_weight for the prototypes'): a calibrated model's prototypes are
+    this table's own dice, which the network never saw."""
     known = 1 - p[:, UNKNOWN]
+    if own_weight > 0:
+        faces = q[:, :UNKNOWN] ** (1 - own_weight) * (p[:, :UNKNOWN] / np.maximum(known, 1e-9)[:, None]) ** own_weight
+        faces *= ((1 - q[:, UNKNOWN]) / np.maximum(faces.sum(axis=1), 1e-30))[:, None]
+        q = np.concatenate([faces, q[:, UNKNOWN:]], axis=1)
     out = q * known[:, None]
     out[:, UNKNOWN] += 1 - known
     return out
@@ -123,6 +131,7 @@ def save_model(model: Model, path) -> None:
     arrays = dict(
         format_version=np.array(FORMAT_VERSION), classes=np.array(CLASSES), kind=np.array(model.kind),
         descriptor=np.array(model.descriptor), neighbours=np.array(model.neighbours, np.int16),
+        own_weight=np.array(model.own_weight, np.float32),
         protos=model.protos.astype(np.float16), labels=model.labels.astype(np.int8),
         scale=np.array(model.scale, np.float32), radius=np.array(model.radius, np.float32),
         side=np.array(model.side, np.float32), dark=np.array(model.dark, np.float32),
@@ -195,4 +204,5 @@ def _load(path: Path) -> Model:
                  kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),
                  dark=float(data.get("dark", 1.0)),
                  background=data.get("background"), threshold=float(data.get("threshold", 0.5)), report=report,
-                 net=net, descriptor=descriptor, neighbours=max(1, int(data.get("neighbours", 1))))
+                 net=net, descriptor=descriptor, neighbours=max(1, int(data.get("neighbours", 1))),
+                 own_weight=float(np.clip(data.get("own_weight", 0.0), 0.0, 1.0)))
