@@ -3,12 +3,12 @@
 A prototype is a symbol map or a view of a die (`descriptor`, see features.py).
 A die is read as the face of the nearest prototypes, compared in all eight
 quarter turns and mirrors: a face's distance is the root mean square over its
-`neighbours` nearest prototypes (1 = the nearest alone). Its confidence comes from how near it is: each face
-gets exp(-d^2 / 2 scale^2), and "unknown" gets the same for `radius`, so a die
-far from everything the model was taught reads `unknown`, and a die halfway
-between two faces gets about 0.5. Scale and radius are measured by cross-
-validation when the model is made (see calibrate.py and train.py), which is
-what makes a confidence of 0.9 mean something.
+`neighbours` nearest prototypes (1 = the nearest alone). Its confidence comes
+from how near it is: each face gets exp(-d^2 / 2 scale^2), and "unknown" gets
+the same for `radius`, so a die far from everything the model was taught reads
+`unknown`, and a die halfway between two faces gets about 0.5. Scale and radius
+are measured by cross-validation when the model is made (see calibrate.py and
+train.py), which is what makes a confidence of 0.9 mean something.
 
 A model also carries what calibration learned about the table: the die's side
 in pixels, the empty tray's brightness and a quality report. The shipped
@@ -99,9 +99,10 @@ class Model:
         return e / e.sum(axis=1, keepdims=True)
 
     def predict_proba(self, x: np.ndarray, extra: np.ndarray | None = None, views: np.ndarray | None = None) -> np.ndarray:
-        """Class probabilities of dice with symbol maps x (and views, for a model that compares views).
-        With a network, the prototypes only say how likely the die is one of the faces at all (near
-        enough to something taught), the network which one."""
+        """Class probabilities of dice with symbol maps x (and views, for a model that compares views
+        or whose network reads edge directions). With a network, the prototypes say how likely the
+        die is one of the faces at all (near enough to something taught), the network which one,
+        together with the prototypes' own choice when own_weight is set (see gated)."""
         if self.needs_views and views is None:
             raise ValueError("this model compares views of each die (features.die_views)")
         p = self.proba(self.distances(views if self.descriptor == "views" else x))

@@ -88,11 +88,11 @@ def _pick(y: np.ndarray, per_class: int, rng) -> np.ndarray:
 def build_default(scenes: int = 1600, workers: int = 2, per_class: int = PROTOS_PER_CLASS, epochs: int = 400):
     """(model, maps, extra, labels, views). The network learns the faces (and what is not a face) from
     the maps, symbol statistics and edge directions (views) of the first four fifths: with the edges
-    it read held-out die art 94.0 % right instead of 92.1 %, as the bench measures; prototypes of the faces from the same
-    part, as views, say how far a die may be from everything rendered before it reads unknown,
-    measured on the last fifth as a calibration would. Views, not maps, for that gate: edge
-    directions carry over to die art never rendered (held-out art 92.1 % against 90.8 %), and real
-    pip dice then stop passing for ZomBee faces surely (0 of 2 sure dice wrong, against 1 of 1)."""
+    it read held-out die art 94.0 % right instead of 92.1 %, as the bench measures. Prototypes of the
+    faces from the same part, as views, say how far a die may be from everything rendered before it
+    reads unknown, measured on the last fifth as a calibration would. Views, not maps, for that gate:
+    edge directions carry over to die art never rendered (held-out art 92.1 % against 90.8 %), and
+    real pip dice then stop passing for ZomBee faces surely (0 of 2 sure dice wrong, against 1 of 1)."""
     x, extra, y, seen = dataset(range(SEED, SEED + scenes), workers=workers)
     rng = np.random.default_rng(SEED)
     cut = int(len(y) * 0.8)
