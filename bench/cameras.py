@@ -79,8 +79,8 @@ def jpeg(img: np.ndarray, quality: float) -> np.ndarray:
     return cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])[1], cv2.IMREAD_COLOR)
 
 
-PHOTO_SHAPE = (640, 640)  # every photo of the shared set
-CHANGES = {  # name: (what it stands for, change, where a labelled point goes: a factor or a function)
+CHANGES = {  # name: (what it stands for, change, where a labelled point goes: a factor, or a function of
+    # the points and the photo's shape)
     "as_taken": ("the photos as they are", lambda im: im, 1.0),
     "scale_0.6": ("a 384 px camera, or dice farther away", lambda im: cv2.resize(im, None, fx=0.6, fy=0.6,
                                                                                  interpolation=cv2.INTER_AREA), 0.6),
@@ -97,30 +97,34 @@ CHANGES = {  # name: (what it stands for, change, where a labelled point goes: a
     "felt_0.7": ("a green felt tray", lambda im: felt(im, 0.7), 1.0),
     "felt_0.55": ("a dark green felt tray", lambda im: felt(im, 0.55), 1.0),
     "tilt_0.2": ("a camera leaning back (far edge 20% shorter)", lambda im: tilt(im, 0.2),
-                 lambda pts: cv2.perspectiveTransform(pts[None], tilted(PHOTO_SHAPE, 0.2))[0]),
+                 lambda pts, shape: cv2.perspectiveTransform(pts[None], tilted(shape, 0.2))[0]),
     "vignette_0.5": ("a cheap lens: corners at half the light", lambda im: vignette(im, 0.5), 1.0),
 }
 
 
 def changed_set(photos: Path, out: Path, change, move) -> None:
+    shapes = {}
     for f in photos.rglob("*.jpg"):
         dst = out / f.relative_to(photos)
         dst.parent.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(dst), change(cv2.imread(str(f))), [cv2.IMWRITE_JPEG_QUALITY, 95])
+        img = cv2.imread(str(f))
+        shapes[f.relative_to(photos)] = img.shape
+        cv2.imwrite(str(dst), change(img), [cv2.IMWRITE_JPEG_QUALITY, 95])
     for sub in ("test", "test_raw"):
         labels = json.loads((photos / sub / "labels.json").read_text())
-        for entry in labels.values():
+        for name, entry in labels.items():
             for d in entry["dice"]:
-                d["x"], d["y"], d["box"] = moved(move, d["x"], d["y"], d["box"])
+                d["x"], d["y"], d["box"] = moved(move, d["x"], d["y"], d["box"], shapes.get(Path(sub) / name))
         (out / sub / "labels.json").write_text(json.dumps(labels))
 
 
-def moved(move, x, y, box):
-    """A labelled die's centre and box where the change puts them (move: a factor, or points -> points)."""
+def moved(move, x, y, box, shape):
+    """A labelled die's centre and box where the change puts them in a photo of this shape (move: a
+    factor, or (points, shape) -> points)."""
     if not callable(move):
         return x * move, y * move, [c * move for c in box]
     x0, y0, x1, y1 = box
-    pts = move(np.float32([[x, y], [x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+    pts = move(np.float32([[x, y], [x0, y0], [x1, y0], [x1, y1], [x0, y1]]), shape)
     return float(pts[0, 0]), float(pts[0, 1]), [float(pts[1:, 0].min()), float(pts[1:, 1].min()),
                                                   float(pts[1:, 0].max()), float(pts[1:, 1].max())]
 
