@@ -66,7 +66,6 @@ def test_mixed_faces_are_named(table, tmp_path):
     dst = _copy(table, tmp_path)
     folder, rig, rng = table
     scene = render.render_scene(np.random.default_rng(9), rig, faces=["zombee", "honey", "zombee", "honey"])
-
     cv2.imwrite(str(dst / "zzz" / "mixed.png"), scene.image)
     with pytest.raises(CalibrationError, match="mixed.png.*mixed faces"):
         calibrate(dst)
@@ -180,7 +179,6 @@ def test_a_camera_with_three_times_the_pixels_reads_the_same_dice(tmp_path):
     read it as it reads the 640 px camera it was tuned on, from calibration to positions."""
     import json
 
-
     from vision.reader import read_image
 
     for f in (PHOTOS / "calibration").rglob("*.jpg"):
@@ -209,7 +207,6 @@ def test_a_camera_with_three_times_the_pixels_reads_the_same_dice(tmp_path):
 def _felt(img, brightness=0.55):
     """The photo with its light sheet repainted as green felt at brightness times its light; the dice
     are left as they were."""
-
     f = img.astype(np.float32)
     level = cv2.dilate(f.max(axis=2), np.ones((41, 41), np.uint8))
     sheet = np.clip((f.max(axis=2) / np.maximum(level, 1) - 0.55) / 0.25, 0, 1)[..., None]
@@ -221,7 +218,6 @@ def test_dice_on_a_darker_tray_are_found_taught_and_read(tmp_path):
     """Green felt makes a smoky die look half as dark as white card does: calibration measures how
     much darker the tray makes the dice look, and the reader and the teaching wizard follow it."""
     import json
-
 
     from vision.reader import read_image
 
