@@ -87,15 +87,21 @@ def background_of(frames: list[np.ndarray]) -> np.ndarray:
     return np.median(np.stack(stack), axis=0).astype(np.uint8)
 
 
-def darkness(faces: list[np.ndarray], empties: list[np.ndarray], background: np.ndarray) -> float:
+def darkness(faces: list[np.ndarray], empties: list[np.ndarray], background: np.ndarray) -> tuple[float, list]:
     """How much darker this tray makes the dice look than a light tray does: the least of
     detect.DARKER under which every face photo shows a die and no empty photo does (1.0 on a white
-    card; more on felt or wood). When none does, 1.0, and the photo without a die is named later."""
+    card; more on felt or wood), and each face photo's detection at it. When none does, 1.0, and
+    the caller names the photo without a die."""
     for dark in DARKER:
-        if all(detect(img, background=background, dark=dark).dice for img in faces) and \
-                not any(detect(img, background=background, dark=dark).dice for img in empties):
-            return dark
-    return DARKER[0]
+        found = []
+        for img in faces:
+            found.append(detect(img, background=background, dark=dark))
+            if not found[-1].dice:
+                break
+        else:
+            if not any(detect(img, background=background, dark=dark).dice for img in empties):
+                return dark, found
+    return DARKER[0], [detect(img, background=background, dark=DARKER[0]) for img in faces]
 
 
 def cross_validate(protos: np.ndarray, labels: np.ndarray, kept_without, plain: np.ndarray, photo: np.ndarray,
@@ -232,18 +238,17 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     empties = [working(read_image(f))[0] for f in photos(folder / "empty")]
     background = background_of(empties)
     shots = {face: [(f, working(read_image(f))[0]) for f in photos(folder / face)] for face in DICE_FACES}
-    dark = darkness([img for items in shots.values() for _, img in items], empties, background)
+    taken = [(face, f, img) for face, items in shots.items() for f, img in items]
+    dark, found = darkness([img for _, _, img in taken], empties, background)
     checker = DiceReader(base) if base is not None else None
     sides, first = [], {}
-    for face, items in shots.items():
-        for f, img in items:
-            det = detect(img, background=background, dark=dark)
-            if not det.dice:
-                raise CalibrationError(f"{str(f)!r}: no die found; each photo in {face}/ must show dice showing {face}, "
-                                       f"each darker than the tray and at least {MIN_SIDE:.0f} pixels across "
-                                       f"(smaller: bring the camera closer)")
-            sides.append(det.side)
-            first[f] = det
+    for (face, f, _), det in zip(taken, found):
+        if not det.dice:
+            raise CalibrationError(f"{str(f)!r}: no die found; each photo in {face}/ must show dice showing {face}, "
+                                   f"each darker than the tray and at least {MIN_SIDE:.0f} pixels across "
+                                   f"(smaller: bring the camera closer)")
+        sides.append(det.side)
+        first[f] = det
     side = float(np.median(sides))
     # one random stream per descriptor: the copies made for one never shift those made for the other
     rngs = {"map": np.random.default_rng(seed), "views": np.random.default_rng([seed, 1])}
