@@ -317,13 +317,13 @@ def _fit(descriptor: str, dice: list, photo_count: dict, rng) -> tuple[Model, np
     """(model, cross-validated distances, report) comparing dice by descriptor: every crop of every
     die a prototype of its face, mixtures of faces prototypes of `unknown`."""
     crops = [t.crops[descriptor] for t in dice]
-    protos = [prototype(descriptor, c, t.tray) for t, mine in zip(dice, crops) for c in mine]
+    protos = np.array([prototype(descriptor, c, t.tray) for t, mine in zip(dice, crops) for c in mine], np.float32)
     labels = np.concatenate([[t.face] * len(mine) for t, mine in zip(dice, crops)])
     groups = np.concatenate([[t.photo] * len(mine) for t, mine in zip(dice, crops)])
     firsts = np.cumsum([0] + [len(mine) for mine in crops[:-1]])
     plain = np.array([query(descriptor, mine[0], t.tray) for t, mine in zip(dice, crops)])
     photo = groups[firsts]
-    d = cross_validate(np.array(protos, np.float32), labels, lambda g: groups != g, plain, photo, descriptor)
+    d = cross_validate(protos, labels, lambda g: groups != g, plain, photo, descriptor)
     truth = labels[firsts]
     # Mixtures only for views: there they made 5- and 6-pip dice read unknown 84% of the time instead
     # of 56% on the real photos; with symbol maps on rendered ZomBee trays they cost 1.5 points of
@@ -335,17 +335,17 @@ def _fit(descriptor: str, dice: list, photo_count: dict, rng) -> tuple[Model, np
         # only those farther from every face than most left-out dice are from their own are kept
         own = d[np.arange(len(truth)), truth]
         near = MIX_NEAR * float(np.quantile(own[np.isfinite(own)], 0.9)) if np.isfinite(own).any() else 0.0
-        keep = Model(np.array(protos, np.float32), labels, descriptor=descriptor,
-                     neighbours=NEIGHBOURS).distances(mixes)[:, :UNKNOWN].min(1) > near
+        nearest_face = Model(protos, labels, descriptor=descriptor, neighbours=NEIGHBOURS).distances(mixes)[:, :UNKNOWN]
+        keep = nearest_face.min(1) > near
         mixes, pairs = mixes[keep], pairs[keep]
     if len(mixes):
         # each die against the mixtures made without its photo
         d[:, UNKNOWN] = cross_validate(first_view(mixes), np.full(len(mixes), UNKNOWN),
                                        lambda g: (pairs != g).all(axis=1), plain, photo, descriptor)[:, UNKNOWN]
-        protos = np.concatenate([np.array(protos, np.float32), first_view(mixes)])
+        protos = np.concatenate([protos, first_view(mixes)])
         labels = np.concatenate([labels, np.full(len(mixes), UNKNOWN)])
     scale, radius = fit_confidence(d, truth, margin=RADIUS_MARGIN, likelihood=descriptor == "views")
-    model = Model(np.array(protos, np.float32), labels, scale=scale, radius=radius, kind="calibrated",
+    model = Model(protos, labels, scale=scale, radius=radius, kind="calibrated",
                   descriptor=descriptor, neighbours=NEIGHBOURS)
     report = quality(model.proba(d.copy()), truth, photo_count, model.threshold)
     report["untaught_unknown"] = round(untaught_unknown(model, d, truth), 3)

@@ -72,9 +72,9 @@ class Model:
         return self.net is not None
 
     def distances(self, x: np.ndarray) -> np.ndarray:
-        """(n, len(CLASSES)) distance from each die to the nearest prototype of each class (inf: none),
-        in the nearest of its eight quarter turns and mirrors. x: (n, DIM) symbol maps, or (n, 8,
-        VIEW_DIM) views when the model compares views."""
+        """(n, len(CLASSES)) distance from each die to the nearest prototypes of each class (the root
+        mean square over `neighbours` of them; inf: none), in the nearest of its eight quarter turns
+        and mirrors. x: (n, DIM) symbol maps, or (n, 8, VIEW_DIM) views when the model compares views."""
         x = np.asarray(x, np.float32)
         q = (x if x.ndim == 3 else dihedral(x)).reshape(-1, x.shape[-1])
         p = self.protos.astype(np.float32)
