@@ -197,3 +197,24 @@ def test_a_calibrated_tables_own_dice_have_a_say_beside_the_network(tmp_path):
     assert vm.load_model(tmp_path / "w.npz").own_weight == pytest.approx(0.8)
     vm.save_model(_toy(), tmp_path / "none.npz")
     assert vm.load_model(tmp_path / "none.npz").own_weight == 0.0
+
+
+def test_a_network_told_that_unreadable_dice_are_rare_calls_a_borderline_die_a_face():
+    from vision.net import fit_net, net_proba
+
+    rng = np.random.default_rng(3)
+    n = 400
+    y = np.where(np.arange(n) % 2 == 0, 0, vm.UNKNOWN)  # bees and cocked dice, equally many in training
+    maps = rng.normal(0, 0.1, (n, vm.DIM)).astype(np.float32)
+    extra = (rng.normal(0, 1.0, (n, 3)) + np.where(y == 0, 1.0, -1.0)[:, None]).astype(np.float32)
+    even = fit_net(maps, extra, y, len(vm.CLASSES), seed=1, epochs=150)
+    table = np.array([0.49, 0.49 / 3, 0.49 / 3, 0.49 / 3, 0.02])  # bees common, unreadable dice one in fifty
+    told = fit_net(maps, extra, y, len(vm.CLASSES), seed=1, epochs=150, prior=table)
+    halfway = np.zeros((1, 3), np.float32)  # its statistics as much a bee's as a cocked die's
+    flat = np.zeros((1, vm.DIM), np.float32)
+    q, p = net_proba(even, flat, halfway)[0], net_proba(told, flat, halfway)[0]
+    assert q[vm.UNKNOWN] > 0.3 and p[vm.UNKNOWN] < 0.1 and p.argmax() == 0
+    # Bayes' rule with other shares: the odds between two faces move only by their shares' ratio
+    assert p[0] / p[1] == pytest.approx(q[0] / q[1] * 3, rel=0.05)
+    far = np.full((1, 3), -3.0, np.float32)  # clearly cocked stays unknown
+    assert net_proba(told, flat, far)[0].argmax() == vm.UNKNOWN

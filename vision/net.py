@@ -49,8 +49,12 @@ def net_proba(net: dict, maps: np.ndarray, extra: np.ndarray, views: np.ndarray 
 
 
 def fit_net(maps: np.ndarray, extra: np.ndarray, y: np.ndarray, classes: int, *, views: np.ndarray | None = None,
-            seed: int = 0, hidden: int = 64, epochs: int = 400, turns: int = 3) -> dict:
-    """A network for maps and statistics, and edge directions too when views are given."""
+            seed: int = 0, hidden: int = 64, epochs: int = 400, turns: int = 3, prior=None) -> dict:
+    """A network for maps and statistics, and edge directions too when views are given.
+
+    Every class weighs the same in training, so the answers assume each is equally common. prior:
+    how common each class is where the network will read (shares summing to 1); the output layer's
+    bias is moved by log(prior x classes), which is Bayes' rule with those shares instead."""
     rng = np.random.default_rng(seed)
     hog = HOG_DIM if views is not None else 0
     all8 = _inputs(maps, extra, views, hog)
@@ -87,6 +91,8 @@ def fit_net(maps: np.ndarray, extra: np.ndarray, y: np.ndarray, classes: int, *,
             m1[i] = 0.9 * m1[i] + 0.1 * gr
             m2[i] = 0.999 * m2[i] + 0.001 * gr * gr
             params[i] = params[i] - lr * (m1[i] / (1 - 0.9 ** t)) / (np.sqrt(m2[i] / (1 - 0.999 ** t)) + 1e-8)
+    if prior is not None:
+        params[3] = params[3] + np.log(np.asarray(prior, np.float32) * classes)
     net = dict(zip(KEYS, [mean.astype(np.float32), std.astype(np.float32)] + [p.astype(np.float32) for p in params]))
     if hog:
         net["hog"] = np.array(hog, np.int32)

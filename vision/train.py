@@ -29,6 +29,11 @@ SEED = 2026
 # sheared (art.distort): held-out die art read 95.6 % right instead of 94.0 % (1.6 times as much:
 # 93.7 %, and sure-and-wrong rose to 1 %)
 LEARN = replace(TRAIN, distort=1.0)
+# Cocked dice are rendered often so that the network learns them, and it learns every class as equally
+# common; at a table about one die in fifty is not a readable face. Told so (fit_net's prior), it stops
+# calling a face of unfamiliar art "unknown" for being unfamiliar: held-out art 95.6 -> 97.0 % right,
+# held-out trays 98.0 -> 98.4 %, and calibrated tables that keep it 98.1 -> 98.5 % and 98.5 -> 99.1 %
+TABLE_UNKNOWN = 0.02
 PROTOS_PER_CLASS = 500  # of each face: about 1 MB; they only decide "seen something like it before"
 
 
@@ -101,7 +106,10 @@ def build_default(scenes: int = 1600, workers: int = 2, per_class: int = PROTOS_
     faces = y[cut:] != UNKNOWN
     # generous: the default must still read dice of makers it never saw, the network judges the face
     model.scale, model.radius = fit_confidence(model.distances(seen[cut:][faces]), y[cut:][faces], 0.99, 1.2)
-    model.net = fit_net(x[:cut], extra[:cut], y[:cut], len(CLASSES), views=seen[:cut], seed=SEED, epochs=epochs)
+    prior = np.full(len(CLASSES), (1 - TABLE_UNKNOWN) / UNKNOWN)
+    prior[UNKNOWN] = TABLE_UNKNOWN
+    model.net = fit_net(x[:cut], extra[:cut], y[:cut], len(CLASSES), views=seen[:cut], seed=SEED, epochs=epochs,
+                        prior=prior)
     return model, x, extra, y, seen
 
 
