@@ -158,6 +158,27 @@ def test_the_number_thrown_decides_an_ambiguous_cluster_but_never_adds_a_die():
     assert detect(scene.image, expected=range(1, 4)).check is None
 
 
+@pytest.mark.parametrize("shape, n", [("block", 4), ("L", 3)])
+def test_with_no_lone_die_to_show_the_size_the_number_thrown_counts_a_block(shape, n):
+    # Out of the box (no calibration) the die size comes from the frame: with every die in one block,
+    # the block passes for one big die. Told how many were thrown, the reader finds each of them.
+    for seed in (1, 2, 3):
+        rng, rig = _plain_rig(seed)
+        size, angle = rig.die_size, float(rng.uniform(0, math.pi / 2))
+        placed = [(f, x, y, a) for f, (x, y, a) in
+                  zip(["bee", "honey", "zzz", "zombee"], render.cluster_spots(shape, 320, 250, size, angle, n))]
+        scene = render.compose(rng, rig, placed, size)
+        det = detect(scene.image, expected=n)
+        assert len(det.dice) == n and det.check is None and _near(det.dice, scene.dice, size)
+        assert det.side == pytest.approx(size, rel=0.25)
+    # dice lying apart are not cut smaller to make up the number: three seen, five thrown, says so
+    rng, rig = _plain_rig(7)
+    scene = render.compose(rng, rig, [("bee", 100, 100, 0.1), ("honey", 320, 240, 0.5), ("zzz", 520, 380, 1.0)],
+                           rig.die_size)
+    det = detect(scene.image, expected=5)
+    assert len(det.dice) == 3 and det.check == "the tray shows 3 dice where 5 were thrown"
+
+
 def _two_sets(seed, scale=0.72):
     """Two of our dice, and dice of another set (scale times our side) beside them: a lone one and two
     touching at a corner, which make one dark patch. Returns (image, rig, truths of our dice)."""

@@ -128,6 +128,22 @@ def measure_side(regions: list[Region]) -> float:
     return float(np.median(sizes[agree[best]]))
 
 
+def side_for_count(regions: list[Region], expected) -> list[float]:
+    """Die sides that would make the regions' dark area hold the number thrown (each count of
+    expected, an int or a collection): a die's mask covers about its side squared."""
+    counts = [expected] if isinstance(expected, (int, np.integer)) else sorted(expected)
+    out = []
+    for n in counts:
+        if n < 1:
+            continue
+        side = math.sqrt(sum(g.area for g in regions) / n)
+        # specks and slivers far smaller than a die are not part of any die's area
+        side = math.sqrt(sum(g.area for g in regions if g.area >= 0.3 * side * side) / n)
+        if MIN_SIDE <= side <= MAX_SIDE:
+            out.append(side)
+    return out
+
+
 def merge_slivers(regions: list[Region], side: float) -> list[Region]:
     """Join pieces of one die cut apart by a highlight: small regions that together fit in one die."""
     unit = side * side

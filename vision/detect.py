@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .clusters import DEFAULT_SIDE, Blob, choose, cut_necks, find_regions, measure_side, merge_slivers, smaller_die
+from .clusters import (DEFAULT_SIDE, Blob, choose, cut_necks, find_regions, measure_side, merge_slivers, side_for_count,
+                       smaller_die)
 
 CORE_RATIO = 0.45  # a die's face: black ~0.15-0.3 of the tray's brightness, smoky, navy, purple up to ~0.45
 BLACK_RATIO = 0.34  # a black die's face; a lamp's shadow on the tray rarely gets this dark
@@ -176,22 +177,39 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
     level, tray = tray_level(frame, small)
     hand, hand_mask = find_hand(small, tray)
     core, face, die = die_masks(frame, level, background, side, dark)
-    regions = find_regions(die, core, face)
+    found = find_regions(die, core, face)
     known = side is not None
+    regions = found
     if side is None:
         # pieces of one die cut apart by a highlight only tell the size once joined
-        regions = merge_slivers(regions, measure_side(regions))
+        regions = merge_slivers(found, measure_side(found))
         side = measure_side(regions)
-    regions = cut_necks(merge_slivers(regions, side), side, core, face)
-    if known:
-        # a calibrated die size tells our dice from another set's smaller ones; a size measured from
-        # the frame is only what most regions agree on, and cannot tell them apart
-        glare = reflections(frame, tray)
-        regions = [g for g in regions if not smaller_die(g, side, frame.shape, glare)]
+    big = None
     if hand:
         big = cv2.resize(cv2.dilate(hand_mask, np.ones((5, 5), np.uint8)), (frame.shape[1], frame.shape[0]),
                          interpolation=cv2.INTER_NEAREST)
-        regions = [g for g in regions if not big[min(int(g.y), big.shape[0] - 1), min(int(g.x), big.shape[1] - 1)]]
-    dice, check = choose(regions, side, expected)
+    glare = reflections(frame, tray) if known else None
+
+    def dice_at(regions: list, side: float) -> tuple[list, str | None]:
+        regions = cut_necks(merge_slivers(regions, side), side, core, face)
+        if glare is not None:
+            # a calibrated die size tells our dice from another set's smaller ones; a size measured from
+            # the frame is only what most regions agree on, and cannot tell them apart
+            regions = [g for g in regions if not smaller_die(g, side, frame.shape, glare)]
+        if big is not None:
+            regions = [g for g in regions if not big[min(int(g.y), big.shape[0] - 1),
+                                                     min(int(g.x), big.shape[1] - 1)]]
+        return choose(regions, side, expected)
+
+    dice, check = dice_at(regions, side)
+    if check and not known:
+        # With every die touching another (a 2x2 block, an L) the frame shows no lone die, and a
+        # block passes for one big die. The number thrown and the dark area they cover give the side.
+        for other in side_for_count(found, expected):
+            if abs(other - side) > 0.1 * side:
+                alt, alt_check = dice_at(found, other)
+                if alt_check is None:
+                    dice, check, side = alt, None, other
+                    break
     dice.sort(key=lambda b: (b.y, b.x))
     return Detection(dice, hand, side, tray, check)
