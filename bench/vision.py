@@ -8,13 +8,16 @@ training seeds. "Calibrated" means: for each simulated table, six photos per
 face plus three of the empty tray are rendered, `calibrate` learns from them,
 and that table's rolls are read with the result. Cocked dice count as right
 only when read as "unknown". "Held-out art" draws the die art variants the
-default model never saw (render.HELDOUT_ART). "Real photos" reads the hand-
+default model never saw (render.HELDOUT_ART). "Touching blocks" lays half of the
+touching groups as 2x2 blocks, Ls and corner to corner instead of rows, where a
+frame may show no lone die to tell the size. "Real photos" reads the hand-
 labelled photos of --photos (default: ../shared/dice-photos next to the repository)
 with the default model and calibrated from their calibration/ folder, scored as
 that folder's score.py does. Rendered rolls are read twice: as a photo alone, and
 told how many dice were thrown, as the tray watcher tells the reader at the table
-(the count only chooses how touching dice are cut apart). Every set also prints "sure": among dice read as a
-face with confidence >= 0.9, how many were wrong (target <= 1 %). Times are for
+(the count only chooses how touching dice are cut apart, and the die size when
+no lone die shows it). Every set also prints "sure": among dice read as a face
+with confidence >= 0.9, how many were wrong (target <= 1 %). Times are for
 this machine; a Raspberry Pi 4 is about four times slower. Writes nothing into
 the repository.
 """
@@ -30,6 +33,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -50,6 +54,7 @@ from vision.train import match  # noqa: E402
 import dice_photos  # noqa: E402  (bench/, beside this script)
 
 LABELS = ("bee", "honey", "zzz", "zombee", "unknown")
+BLOCKS = 0.5  # share of touching groups laid as a 2x2 block, an L or corner to corner, on the blocks set
 BASE_SEED = 7_000_000  # training uses 2026..; tests use small seeds
 SURE = 0.9
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,8 +70,8 @@ def roll_scene(rng, rig):
     return render.render_scene(rng, rig, count=int(rng.integers(1, 7)), cocked=cocked)
 
 
-def heldout_rig(rng, art=False):
-    rig = render.random_rig(rng, render.HELDOUT)
+def heldout_rig(rng, art=False, blocks=False):
+    rig = render.random_rig(rng, replace(render.HELDOUT, clusters=BLOCKS) if blocks else render.HELDOUT)
     if art and hasattr(render, "HELDOUT_ART"):
         rig = render.with_art(rig, render.HELDOUT_ART[int(rng.integers(len(render.HELDOUT_ART)))])
     return rig
@@ -125,30 +130,33 @@ class Score:
                 print(f"{r:>9} " + "".join(f"{n:>9}" for n in counts))
 
 
-def bench_default(n, art=False):
+def _title(art, blocks):
+    return "held-out art" if art else "held-out trays with touching blocks" if blocks else "held-out trays"
+
+
+def bench_default(n, art=False, blocks=False):
     reader = DiceReader()
     score, told = Score(), Score()
     checks = 0
     for i in range(n):
-        rng = np.random.default_rng(BASE_SEED + i + (250_000 if art else 0))
-        rig = heldout_rig(rng, art)
+        rng = np.random.default_rng(BASE_SEED + i + (250_000 if art else 0) + (600_000 if blocks else 0))
+        rig = heldout_rig(rng, art, blocks)
         scene = roll_scene(rng, rig)
         score.add(scene, reader.read(scene.image))
         # as at the table: the tray watcher tells the reader how many dice were thrown
         reading = reader.read(scene.image, expected=len(scene.dice))
         told.add(scene, reading)
         checks += reading.check is not None
-    score.report("default model (no calibration), " + ("held-out art" if art else "held-out trays")
-                 + ("  (target >= 99)" if art else ""))
+    score.report("default model (no calibration), " + _title(art, blocks) + ("  (target >= 99)" if art else ""))
     print(f"told how many dice were thrown, as the game does: {told.line()}; \"check the dice\" on {checks}")
 
 
-def bench_calibrated(rigs, rolls, art=False):
+def bench_calibrated(rigs, rolls, art=False, blocks=False):
     score, told = Score(), Score()
     cal_times, refused, nets = [], [], 0
     for k in range(rigs):
-        rng = np.random.default_rng(BASE_SEED + 500_000 + k + (250_000 if art else 0))
-        rig = heldout_rig(rng, art)
+        rng = np.random.default_rng(BASE_SEED + 500_000 + k + (250_000 if art else 0) + (600_000 if blocks else 0))
+        rig = heldout_rig(rng, art, blocks)
         with tempfile.TemporaryDirectory() as d:
             render.write_calibration_set(d, rng, rig, per_face=6, empty=3)
             t = time.perf_counter()
@@ -164,8 +172,7 @@ def bench_calibrated(rigs, rolls, art=False):
             scene = roll_scene(rng, rig)
             score.add(scene, reader.read(scene.image))
             told.add(scene, reader.read(scene.image, expected=len(scene.dice)))
-    score.report(f"calibrated (6 photos per face), {rigs} tables x {rolls} held-out rolls"
-                 + (", held-out art" if art else ""))
+    score.report(f"calibrated (6 photos per face), {rigs} tables x {rolls} rolls, " + _title(art, blocks))
     print(f"told how many dice were thrown, as the game does: {told.line()}")
     if cal_times:
         print(f"calibration time   median {statistics.median(cal_times):.1f} s per table; "
@@ -323,6 +330,8 @@ def main(argv=None) -> int:
         bench_default(args.default_images, art=True)
         bench_calibrated(args.rigs, args.rolls)
         bench_calibrated(args.rigs, args.rolls, art=True)
+        bench_default(args.default_images, blocks=True)
+        bench_calibrated(args.rigs // 2, args.rolls // 2, blocks=True)
     print(f"\nbench took {time.perf_counter() - t:.0f} s")
     return 0
 

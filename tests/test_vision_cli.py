@@ -42,6 +42,34 @@ def test_read_prints_a_line_per_image(tmp_path, capsys):
     assert len(out) == 1 and "zzz" in out[0]
 
 
+def test_read_told_how_many_were_thrown_counts_a_lone_block_and_says_when_dice_are_missing(tmp_path, capsys):
+    import dataclasses
+    import math
+
+    rng = np.random.default_rng(1)
+    rig = dataclasses.replace(render.random_rig(rng), rim_width=0)
+    spots = render.cluster_spots("block", 320, 250, rig.die_size, 0.4)
+    scene = render.compose(rng, rig, [(f, x, y, a) for f, (x, y, a) in zip(["bee", "honey", "zzz", "zombee"], spots)],
+                           rig.die_size)
+    block = tmp_path / "block.png"
+    cv2.imwrite(str(block), scene.image)
+    assert run(["vision", "read", str(block), "--json"]) == 0
+    alone = json.loads(capsys.readouterr().out)[0]
+    assert len(alone["dice"]) < 4 and "check" not in alone  # with no lone die, the block passes for big dice
+    assert run(["vision", "read", str(block), "--json", "--thrown", "4"]) == 0
+    told = json.loads(capsys.readouterr().out)[0]
+    assert len(told["dice"]) == 4 and "check" not in told
+    assert all(min(math.hypot(d["x"] - t.x, d["y"] - t.y) for t in scene.dice) < rig.die_size / 2 for d in told["dice"])
+    # six thrown cannot be this block: it is not cut into six to make up the number, and the line says so
+    assert run(["vision", "read", str(block), "--json", "--thrown", "6"]) == 0
+    six = json.loads(capsys.readouterr().out)[0]
+    assert len(six["dice"]) < 6 and six["check"].endswith("where 6 were thrown")
+    assert run(["vision", "read", str(block), "--thrown", "6"]) == 0
+    assert "[check the dice: the tray shows" in capsys.readouterr().out
+    assert run(["vision", "read", str(block), "--thrown", "0"]) == 2
+    assert "--thrown 0" in capsys.readouterr().err
+
+
 def test_bad_model_is_refused_without_traceback(tmp_path, capsys):
     bad = tmp_path / "model.npz"
     bad.write_bytes(b"nope")

@@ -33,6 +33,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     rd.add_argument("--model", help="calibrated model file (default: the shipped model)")
     rd.add_argument("--json", action="store_true", help="print one JSON array")
     rd.add_argument("--annotate", metavar="DIR", help="write each photo with boxes and labels into DIR")
+    rd.add_argument("--thrown", type=int, metavar="N",
+                    help="how many dice were thrown, when known: decides how touching dice are cut apart, and each "
+                         "reading gets a 'check' when the photo cannot show that many")
     rd.set_defaults(func=cmd_read)
 
     w = sub.add_parser("watch", help="print each settled reading from a camera as a JSON line")
@@ -111,6 +114,8 @@ def _better_in_place(path, model, folder, score_on) -> str | None:
 def cmd_read(args) -> int:
     from .reader import annotate, read_image
 
+    if args.thrown is not None and args.thrown < 1:
+        return _fail(f"--thrown {args.thrown}: the number of dice thrown must be 1 or more", 2)
     try:
         reader = _reader(args.model)
     except CompanionError as exc:
@@ -124,7 +129,7 @@ def cmd_read(args) -> int:
     for path in args.images:
         try:
             frame = read_image(path)
-            reading = reader.read(frame)
+            reading = reader.read(frame, expected=args.thrown)
         except ImageError as exc:
             results.append({"image": path, "error": str(exc)})
             status = 1
@@ -141,7 +146,8 @@ def cmd_read(args) -> int:
         for r in results:
             if "dice" in r:
                 faces = ", ".join(f"{d['face']} ({d['confidence']:.2f})" for d in r["dice"]) or "no dice"
-                print(f"{r['image']}: {faces}{'  [hand in the tray]' if r.get('hand') else ''}")
+                print(f"{r['image']}: {faces}{'  [hand in the tray]' if r.get('hand') else ''}"
+                      f"{'  [check the dice: ' + r['check'] + ']' if r.get('check') else ''}")
             if "error" in r:
                 print(f"{r['image']}: error: {r['error']}")
     return status

@@ -25,6 +25,7 @@ SLIVER = 0.75  # of a die's area: a region this small may be part of a die cut b
 DARK_SHARE = 0.55  # of a region short of a die that is dark face: a light die's shaded half or pips have less
 PLAUSIBLE = 0.75  # how far (in dice) a count may stray from a region's own estimate to meet the hint
 NECK = 0.3  # of a die's side: a region whose waist is narrower than twice this is dice touching at a corner
+GRID_SLACK = 0.2  # of a die's side: how far a block's length may be from whole dice (rims, shadow)
 SMALLER = 0.85  # of a die's side: a whole die this much smaller (its hull below 0.85 squared) is another set's
 
 
@@ -142,6 +143,20 @@ def side_for_count(regions: list[Region], expected) -> list[float]:
         if MIN_SIDE <= side <= MAX_SIDE:
             out.append(side)
     return out
+
+
+def on_grid(regions: list[Region], side: float, slack: float = GRID_SLACK) -> bool:
+    """Whether every region of touching dice (a row, a block, an L) measures whole dice both ways at
+    this side: the test a die size guessed from the number thrown must pass before it is used, so
+    that a 2x2 block is never cut into five or six to make up the number."""
+    for g in regions:
+        if g.area < 1.5 * side * side:
+            continue  # one die, or less: no grid to fit
+        for length in (g.short, g.long):
+            k = length / side
+            if k < 0.5 or abs(k - round(k)) > slack:
+                return False
+    return True
 
 
 def merge_slivers(regions: list[Region], side: float) -> list[Region]:

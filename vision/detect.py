@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .clusters import (DEFAULT_SIDE, Blob, choose, cut_necks, find_regions, measure_side, merge_slivers, side_for_count,
-                       smaller_die)
+from .clusters import (DEFAULT_SIDE, Blob, choose, cut_necks, find_regions, measure_side, merge_slivers, on_grid,
+                       side_for_count, smaller_die)
 
 CORE_RATIO = 0.45  # a die's face: black ~0.15-0.3 of the tray's brightness, smoky, navy, purple up to ~0.45
 BLACK_RATIO = 0.34  # a black die's face; a lamp's shadow on the tray rarely gets this dark
@@ -190,7 +190,7 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
                          interpolation=cv2.INTER_NEAREST)
     glare = reflections(frame, tray) if known else None
 
-    def dice_at(regions: list, side: float) -> tuple[list, str | None]:
+    def regions_at(regions: list, side: float) -> list:
         regions = cut_necks(merge_slivers(regions, side), side, core, face)
         if glare is not None:
             # a calibrated die size tells our dice from another set's smaller ones; a size measured from
@@ -199,16 +199,18 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
         if big is not None:
             regions = [g for g in regions if not big[min(int(g.y), big.shape[0] - 1),
                                                      min(int(g.x), big.shape[1] - 1)]]
-        return choose(regions, side, expected)
+        return regions
 
-    dice, check = dice_at(regions, side)
+    dice, check = choose(regions_at(regions, side), side, expected)
     if check and not known:
         # With every die touching another (a 2x2 block, an L) the frame shows no lone die, and a
-        # block passes for one big die. The number thrown and the dark area they cover give the side.
+        # block passes for one big die. The number thrown and the dark area they cover give the side,
+        # if the blocks then measure whole dice both ways.
         for other in side_for_count(found, expected):
             if abs(other - side) > 0.1 * side:
-                alt, alt_check = dice_at(found, other)
-                if alt_check is None:
+                cut = regions_at(found, other)
+                alt, alt_check = choose(cut, other, expected)
+                if alt_check is None and on_grid(cut, other):
                     dice, check, side = alt, None, other
                     break
     dice.sort(key=lambda b: (b.y, b.x))
