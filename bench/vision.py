@@ -109,8 +109,9 @@ class Score:
 
     def line(self) -> str:
         """The three headline figures on one line."""
-        return (f"{100 * self.right / max(self.dice, 1):.2f} % of dice, {100 * self.rolls_right / max(self.rolls, 1):.2f} % "
-                f"of rolls right, {100 * self.bad_count / max(self.rolls, 1):.2f} % with a wrong dice count")
+        rolls = max(self.rolls, 1)
+        return (f"{100 * self.right / max(self.dice, 1):.2f} % of dice, {100 * self.rolls_right / rolls:.2f} % "
+                f"of rolls right, {100 * self.bad_count / rolls:.2f} % with a wrong dice count")
 
     def report(self, title):
         print(f"\n== {title}: {self.rolls} images, {self.dice} dice")
