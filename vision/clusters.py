@@ -129,12 +129,16 @@ def measure_side(regions: list[Region]) -> float:
     return float(np.median(sizes[agree[best]]))
 
 
+def thrown_counts(expected) -> list[int]:
+    """The acceptable numbers of dice thrown, smallest first: expected is an int or a collection."""
+    return [int(expected)] if isinstance(expected, (int, np.integer)) else sorted({int(e) for e in expected})
+
+
 def side_for_count(regions: list[Region], expected) -> list[float]:
     """Die sides that would make the regions' dark area hold the number thrown (each count of
-    expected, an int or a collection): a die's mask covers about its side squared."""
-    counts = [expected] if isinstance(expected, (int, np.integer)) else sorted(expected)
+    expected, see thrown_counts): a die's mask covers about its side squared."""
     out = []
-    for n in counts:
+    for n in thrown_counts(expected):
         if n < 1:
             continue
         side = math.sqrt(sum(g.area for g in regions) / n)
@@ -317,7 +321,7 @@ def choose(regions: list[Region], side: float, expected=None) -> tuple[list[Blob
     picks = [min(p, key=lambda n: p[n][0]) for p in options]
     check = None
     if expected is not None:
-        wanted = {int(expected)} if isinstance(expected, (int, np.integer)) else {int(e) for e in expected}
+        wanted = set(thrown_counts(expected))
         if sum(picks) not in wanted:
             ambiguous = [i for i, p in enumerate(options) if len(p) > 1][:8]
             best = None
