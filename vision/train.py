@@ -58,7 +58,8 @@ def label_of(truth) -> int:
     return CLASSES.index(truth.face)
 
 
-def scene_samples(seed: int, cond=LEARN) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def scene_samples(seed: int, cond=LEARN) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(maps, symbol statistics, labels, views) of the dice found in one rendered tray."""
     rng = np.random.default_rng(seed)
     rig = random_rig(rng, cond)
     cocked = int(rng.integers(1, 3)) if rng.random() < 0.35 else 0
@@ -74,7 +75,7 @@ def scene_samples(seed: int, cond=LEARN) -> tuple[np.ndarray, np.ndarray, np.nda
     return x, extra, y, seen
 
 
-def dataset(seeds, cond=LEARN, workers: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def dataset(seeds, cond=LEARN, workers: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     args = [(int(s), cond) for s in seeds]
     if workers > 1:
         with Pool(workers) as pool:
