@@ -141,6 +141,9 @@ def test_serve_for_real_until_ctrl_c(tmp_path):
         [sys.executable, "-c", SCRIPT, "serve", "--db", str(tmp_path / "g.sqlite"), "--host", "127.0.0.1",
          "--port", "0", "--pin", "864200"],
         cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # as from a terminal: a suite started in the background (`pytest &`) ignores Ctrl-C, and a
+        # child inherits that ignore, so the server would rightly never see the Ctrl-C sent below
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         first = proc.stdout.readline()
