@@ -23,17 +23,20 @@ AUGMENT = 24  # crops made from each calibration die
 MIXTURES = 400  # at most this many pairs are laid over each other: enough to outline "not a face"
 
 
-def _glare(p: np.ndarray, rng) -> None:
-    """A lamp's reflection on a glossy face, in place: a soft spot, or a thin arc along a rounded edge."""
-    size = p.shape[0]
-    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+def glare(p: np.ndarray, rng, centre=None, side: float | None = None) -> None:
+    """A lamp's reflection on a glossy face, in place: a soft spot, or a thin arc along a rounded edge.
+    centre and side: where the die lies in p and how big it is (by default p is the die's own crop)."""
+    h, w = p.shape[:2]
+    size = float(side if side is not None else h)
+    middle = np.array(centre if centre is not None else (size / 2, size / 2), np.float32)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     if rng.random() < 0.5:
-        gx, gy = rng.uniform(0.25, 0.75, 2) * size
+        gx, gy = middle + (rng.uniform(0.25, 0.75, 2) - 0.5) * size
         sig = size * rng.uniform(0.06, 0.16)
         p += (rng.uniform(40, 140) * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sig * sig)))[..., None]
         return
-    arc = np.zeros((size, size), np.float32)
-    c = size / 2 + rng.uniform(-3, 3, 2)
+    arc = np.zeros((h, w), np.float32)
+    c = middle + rng.uniform(-3, 3, 2)
     r = size * rng.uniform(0.3, 0.45)
     start = rng.uniform(0, 360)
     cv2.ellipse(arc, (int(c[0]), int(c[1])), (int(r), int(r * rng.uniform(0.8, 1.2))), 0, start,
@@ -52,7 +55,7 @@ def augment(frame, x, y, side, angle, rng, n: int = AUGMENT, size: int = VIEW_PA
                  side * rng.uniform(0.9, 1.1), angle + rng.uniform(-0.12, 0.12), CROP, size).astype(np.float32)
         p = p * rng.uniform(0.8, 1.2) + rng.normal(0, rng.uniform(1, 6), p.shape)
         if rng.random() < 0.5:
-            _glare(p, rng)
+            glare(p, rng)
         if rng.random() < 0.3:
             p = cv2.GaussianBlur(p, (0, 0), rng.uniform(0.4, 1.0))
         out.append(np.clip(p, 0, 255).astype(np.uint8))

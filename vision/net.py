@@ -97,3 +97,36 @@ def fit_net(maps: np.ndarray, extra: np.ndarray, y: np.ndarray, classes: int, *,
     if hog:
         net["hog"] = np.array(hog, np.int32)
     return net
+
+
+def hidden(net: dict, maps: np.ndarray, extra: np.ndarray, views: np.ndarray | None = None) -> np.ndarray:
+    """(n, 8, hidden): what the network's hidden layer makes of each die in each turn."""
+    v = _inputs(maps, extra, views, edges_read(net))
+    return np.tanh(((v - net["mean"]) / net["std"]) @ net["w1"] + net["b1"])
+
+
+def fit_head(net: dict, z: np.ndarray, y: np.ndarray, faces: int, *, hold: float = 0.01, steps: int = 200) -> dict:
+    """The network with its output layer's face columns refitted to one table's dice (z: hidden, (n, 8,
+    hidden); y: their faces), held near the stock weights by hold; the unknown column is kept."""
+    x = z.reshape(-1, z.shape[-1]).astype(np.float32)
+    y = np.repeat(np.asarray(y), z.shape[1])
+    onehot = np.eye(faces, dtype=np.float32)[y]
+    w0, b0 = net["w2"][:, :faces].copy(), net["b2"][:faces].copy()
+    params = [w0.copy(), b0.copy()]
+    m1 = [np.zeros_like(p) for p in params]
+    m2 = [np.zeros_like(p) for p in params]
+    for t in range(1, steps + 1):
+        logits = x @ params[0] + params[1]
+        logits -= logits.max(1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(1, keepdims=True)
+        g = (p - onehot) / len(x)
+        grads = [x.T @ g + 2 * hold * (params[0] - w0), g.sum(0) + 2 * hold * (params[1] - b0)]
+        for i, gr in enumerate(grads):
+            m1[i] = 0.9 * m1[i] + 0.1 * gr
+            m2[i] = 0.999 * m2[i] + 0.001 * gr * gr
+            params[i] = params[i] - 0.02 * (m1[i] / (1 - 0.9 ** t)) / (np.sqrt(m2[i] / (1 - 0.999 ** t)) + 1e-8)
+    out = dict(net)
+    out["w2"], out["b2"] = net["w2"].copy(), net["b2"].copy()
+    out["w2"][:, :faces], out["b2"][:faces] = params
+    return out
