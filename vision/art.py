@@ -37,6 +37,7 @@ class Art:
     bevel: int = 58  # lightness of the rounded edge
     gloss: float = 0.0  # chance of a lamp's arc on a face
     tray: str = "plain"
+    pips: tuple[int, int, int] | None = None  # a pip die's pip colour (BGR): faces drawn as 1-6 pips (PIP_FACES)
 
 
 DEFAULT_ART = Art()
@@ -44,6 +45,17 @@ HELDOUT_ART = (
     Art(body=(44, 26, 40), bee="round", honey="hexagon", zzz="triplex", scale=0.9, corner=6, bevel=70, gloss=0.4),
     Art(body=(48, 30, 26), bee="round", honey="hexagon", zzz="triplex", scale=1.1, corner=12, bevel=50, gloss=0.2,
         tray="wood"),
+)
+
+
+# Pip dice stand in for a set the reader was never built for (as the real photos do): the four faces
+# are taught as 1-4 pips, and a 5 or a 6 is a face no calibration taught, which must read unknown
+PIP_FACES = {"bee": 1, "honey": 2, "zzz": 3, "zombee": 4, "five": 5, "six": 6}
+UNTAUGHT = ("five", "six")
+PIP_ART = (
+    Art(body=(28, 28, 30), corner=6, bevel=60, gloss=0.3, pips=(235, 235, 232)),
+    Art(body=(40, 40, 44), corner=9, bevel=50, gloss=0.5, pips=(60, 50, 215), tray="wood"),  # smoky, red pips
+    Art(body=(50, 28, 24), corner=7, bevel=70, gloss=0.2, pips=(225, 230, 235), tray="felt"),
 )
 
 
@@ -112,6 +124,17 @@ def zzz(img, colour, px, style="simplex"):
     font = _FONTS[style]
     (tw, th), _ = cv2.getTextSize(text, font, scale, thick)
     cv2.putText(img, text, (c - tw // 2, c + th // 2), font, scale, colour, thick, cv2.LINE_AA)
+
+
+def pips(img, colour, px, n: int):
+    """n pips as a six-sided die lays them out (1-6)."""
+    c, d = px // 2, int(px * 0.26)
+    spots = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+             4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+             6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}[n]
+    r = max(2, int(px * (0.11 if n == 1 else 0.085)))
+    for sx, sy in spots:
+        cv2.circle(img, (c + sx * d, c + sy * d), r, colour, -1, cv2.LINE_AA)
 
 
 def resize_symbol(img: np.ndarray, body, scale: float) -> np.ndarray:

@@ -17,9 +17,11 @@ import numpy as np
 
 from companion.commands import DICE_FACES
 
-from .art import DEFAULT_ART, HELDOUT_ART, Art, distort, face_alpha, gloss, random_art, resize_symbol, side_rng
+from .art import (DEFAULT_ART, HELDOUT_ART, PIP_FACES, UNTAUGHT, Art, distort, face_alpha, gloss, random_art,
+                  resize_symbol, side_rng)
 from .art import bee as draw_bee
 from .art import honey as draw_honey
+from .art import pips as draw_pips
 from .art import texture as surface
 from .art import zzz as draw_zzz
 
@@ -117,7 +119,9 @@ def draw_face(face: str, yellow=(35, 205, 240), green=(65, 185, 65), px: int = F
               art: Art = DEFAULT_ART) -> np.ndarray:
     """One die face, in the art's body colour with its symbol, as a px*px BGR image (symbol upright)."""
     img = np.full((px, px, 3), art.body, np.uint8)
-    if face == "bee":
+    if art.pips is not None and face in PIP_FACES:
+        draw_pips(img, art.pips, px, PIP_FACES[face])
+    elif face == "bee":
         draw_bee(img, yellow, (235, 232, 225), px, art.bee)
     elif face == "zombee":
         draw_bee(img, green, (170, 200, 170), px, art.bee)
@@ -392,7 +396,8 @@ def compose(rng: np.random.Generator, rig: Rig, placed, size: float, hand: bool 
             t = rng.uniform(0, 2 * math.pi)
             mv = (motion * math.cos(t), motion * math.sin(t))
         paste_die(img, face, x, y, size, a, rig, rng, mv, shadow)
-        truths.append(DieTruth(face, x, y, size, a, readable=motion <= 2))
+        # a face the set never taught (a pip die's 5 or 6) must read unknown, like a blurred one
+        truths.append(DieTruth(face, x, y, size, a, readable=motion <= 2 and face not in UNTAUGHT))
         if rng.random() < cond.glare:
             glare.append((x, y, size))
     if hand:
