@@ -110,3 +110,16 @@ def test_training_draws_each_symbol_a_little_differently_and_held_out_trays_neve
     drawn = render.render_scene(np.random.default_rng(9), replace(rig, conditions=LEARN), count=3)
     assert [(d.x, d.y) for d in plain.dice] == [(d.x, d.y) for d in drawn.dice]
     assert not np.array_equal(plain.image, drawn.image)
+
+
+def test_pip_dice_show_one_to_six_pips_and_a_five_or_six_must_read_unknown():
+    from vision.art import PIP_ART, PIP_FACES
+
+    art = PIP_ART[0]
+    bright = {f: int((render.draw_face(f, art=art).min(axis=2) > 150).sum()) for f in PIP_FACES}
+    # more pips, more pip-coloured face (a 1's single pip is drawn larger than the others)
+    assert bright["honey"] < bright["zzz"] < bright["zombee"] < bright["five"] < bright["six"]
+    rng = np.random.default_rng(3)
+    rig = render.with_art(render.random_rig(rng), art)
+    scene = render.render_scene(rng, rig, faces=["bee", "zombee", "five", "six"])
+    assert {d.face: d.readable for d in scene.dice} == {"bee": True, "zombee": True, "five": False, "six": False}

@@ -6,8 +6,10 @@ symbol variants (bee, honey drop, Zzz lettering), symbol size, corner radius,
 bevel and gloss. `random_art` draws from the training styles only; HELDOUT_ART
 holds symbol variants no training rig ever draws (a round bee, a honeycomb
 cell, serif lettering), so bench/vision.py can report how the default model
-does on dice it never saw. Tray textures (plain, wood, felt, cloth, printed)
-are here as well.
+does on dice it never saw. PIP_ART draws pip dice instead of ZomBee's symbols,
+taught as 1-4 with 5 and 6 never taught, for bench/vision.py's check that a face
+no calibration showed reads unknown. Tray textures (plain, wood, felt, cloth,
+printed) are here as well.
 """
 
 from __future__ import annotations
