@@ -16,7 +16,9 @@ with the default model and calibrated from their calibration/ folder, scored as
 that folder's score.py does. Rendered rolls are read twice: as a photo alone, and
 told how many dice were thrown, as the tray watcher tells the reader at the table
 (the count only chooses how touching dice are cut apart, and the die size when
-no lone die shows it). Every set also prints "sure": among dice read as a face
+no lone die shows it). "Pip dice" calibrates tables of pip dice on 1-4 as the four
+faces and rolls them 1-6: a 5 or a 6 is a face never taught and must read unknown
+(render.PIP_ART). Every set also prints "sure": among dice read as a face
 with confidence >= 0.9, how many were wrong (target <= 1 %). Times are for
 this machine; a Raspberry Pi 4 is about four times slower. Writes nothing into
 the repository.
