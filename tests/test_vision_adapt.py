@@ -11,6 +11,8 @@ from vision.model import CLASSES, UNKNOWN, load_model
 from vision.reader import DiceReader
 from vision.train import match
 
+from test_vision_calibrate import rendered_table
+
 BEE, ZZZ = CLASSES.index("bee"), CLASSES.index("zzz")
 
 
@@ -26,10 +28,7 @@ def _fooled(net: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def fooled_table(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("cal")
-    rng = np.random.default_rng(510)
-    rig = render.random_rig(rng, render.HELDOUT)
-    render.write_calibration_set(folder, rng, rig, per_face=6, empty=2)
+    folder, rig, rng = rendered_table(tmp_path_factory, 510)
     stock = load_model()
     base = replace(stock, net=_fooled(stock.net))
     return calibrate(folder, base=base), base, rig, rng

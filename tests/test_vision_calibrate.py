@@ -11,13 +11,18 @@ from vision.reader import DiceReader
 from vision.train import match
 
 
-@pytest.fixture(scope="module")
-def table(tmp_path_factory):
+def rendered_table(tmp_path_factory, seed: int):
+    """(folder of calibration photos, rig, rng for its next rolls) of one rendered held-out table."""
     folder = tmp_path_factory.mktemp("cal")
-    rng = np.random.default_rng(500)
+    rng = np.random.default_rng(seed)
     rig = render.random_rig(rng, render.HELDOUT)
     render.write_calibration_set(folder, rng, rig, per_face=6, empty=2)
     return folder, rig, rng
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    return rendered_table(tmp_path_factory, 500)
 
 
 def test_calibrated_reader_reads_this_tables_rolls(table):
