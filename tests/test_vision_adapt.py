@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision import render
-from vision.calibrate import calibrate
+from vision.calibrate import calibrate, report_lines
 from vision.model import CLASSES, UNKNOWN, load_model
 from vision.reader import DiceReader
 from vision.train import match
@@ -40,6 +40,7 @@ def test_a_network_fooled_by_the_tables_art_is_kept_once_refitted_to_its_photos(
     # them as well as the table's own prototypes do: a network still calling Zzz a bee would not be
     assert model.report["network"] is True
     assert model.report["faces"]["bee"] >= 0.9 and model.report["faces"]["zzz"] >= 0.9
+    assert any("network was refitted" in line for line in report_lines(model.report))
     # what it refitted is the face columns; what a cocked die looks like it keeps from training
     assert not np.allclose(model.net["w2"][:, BEE], base.net["w2"][:, BEE])
     assert np.array_equal(model.net["w2"][:, UNKNOWN], base.net["w2"][:, UNKNOWN])

@@ -192,6 +192,8 @@ def report_lines(report: dict) -> list[str]:
     faces = ", ".join(f"{f} {100 * a:.0f}% ({report['photos'].get(f, 0)} photos)" for f, a in report["faces"].items())
     lines = [f"cross-validated: {100 * report['accuracy']:.1f}% of calibration dice read right; {faces}",
              f"weakest face: {report['weakest']}; {report['advice']}"]
+    if report.get("network"):
+        lines.append("the ZomBee network was refitted to these dice and names the faces together with them")
     if report.get("untaught_unknown") is not None:
         lines.append(f"a face never taught reads unknown {100 * report['untaught_unknown']:.0f}% of the time "
                      f"(each face hidden in turn)")
