@@ -278,39 +278,39 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         photo_count[face] = len(items)
         if log:
             log(f"{face}: {len(items)} photos")
-    # both ways of comparing dice are tried on the photos themselves, each photo left out in turn.
-    # Views come first: they ignore a symbol's colour and most glare, and held up best on real photos
-    # under other light; symbol maps are kept only when they read these photos clearly better (a
-    # set whose faces differ by colour alone, like ZomBee's yellow bee and green ZomBee). They are
-    # compared on the taught faces alone: the mixtures that teach a views model `unknown` cost it a
-    # few of those, and maps, which have none, must not win for that
-    if compare is not None:
-        model, d, report, _ = _fit(compare, dice, photo_count, rngs[compare])
-    else:
-        views, maps = (_fit(descriptor, dice, photo_count, rngs[descriptor]) for descriptor in ("views", "map"))
-        model, d, report, _ = maps if maps[3] >= views[3] + CLEARLY else views
     truth = np.array([t.face for t in dice])
-    model.side, model.dark, model.background = side, dark, background
-    model.threshold = base.threshold if base is not None else 0.5
-    doubts = _check_left_out(d, truth, files)
+    threshold = base.threshold if base is not None else 0.5
+    fits = {how: _fit(how, dice, photo_count, rngs[how]) for how in ((compare,) if compare else ("views", "map"))}
+    for fit in fits.values():
+        fit[0].threshold = threshold
+    nets = {}
     if net_cuts:
         # the stock ZomBee network, its last layer refitted to these photos (adapt.py), read each die
-        # refitted without the die's photo: a fair test. It is kept when it reads them at least as
-        # well as the photos read each other (ZomBee dice, not pips), and then the prototypes need only
-        # reject what neither has seen: the default's wider radius
-        wide = max(model.radius, base.radius * NET_GATE) if base.descriptor == model.descriptor \
-            else model.radius * NET_GATE  # the default's radius is in another descriptor's units
+        # refitted without the die's photo: a fair test of it
         seen = adapt.taught(base.net, net_cuts)
-        photo_of = np.array([t.photo for t in dice])
-        with_net = gated(replace(model, radius=wide).proba(d.copy()),
-                         adapt.left_out(base.net, net_cuts, seen, truth, photo_of, UNKNOWN), OWN_WEIGHT)
-        other = quality(with_net, truth, photo_count, model.threshold)
-        if other["accuracy"] >= report["accuracy"]:
-            model.net, model.radius, model.own_weight, report = \
-                adapt.adapted(base.net, seen, truth, UNKNOWN), wide, OWN_WEIGHT, other
-            # with the network kept it names the face with the prototypes, and it cannot be asked to
-            # forget a face
-            report["untaught_unknown"] = None
+        q = adapt.left_out(base.net, net_cuts, seen, truth, np.array([t.photo for t in dice]), UNKNOWN)
+        nets = {how: _with_net(fit, q, base, truth, photo_count) for how, fit in fits.items()}
+    # Both ways of comparing dice are tried on the photos themselves, each photo left out in turn.
+    # Views come first: they ignore a symbol's colour and most glare, and held up best on real photos
+    # under other light; symbol maps are kept only when they read these photos clearly better (a
+    # set whose faces differ by colour alone, like ZomBee's yellow bee and green ZomBee). ZomBee
+    # dice (the network reads them as well as they read each other) have no face outside the four,
+    # and the two are compared as they read the photos. Other dice (pips) may show faces never
+    # taught, which only a views model learns to call unknown (its mixtures), at the cost of a few
+    # taught dice: they are compared on the taught faces alone, so that maps do not win for that
+    zombee = any(n is not None for n in nets.values())
+    score = (lambda fit: fit[2]["accuracy"]) if zombee else (lambda fit: fit[3])
+    pick = "map" if "map" in fits and ("views" not in fits or score(fits["map"]) >= score(fits["views"]) + CLEARLY) \
+        else "views"
+    model, d, report, _ = fits[pick]
+    model.side, model.dark, model.background = side, dark, background
+    doubts = _check_left_out(d, truth, files)
+    if nets.get(pick) is not None:
+        # the network names the face with the prototypes, and then the prototypes need only reject
+        # what neither has seen (the default's wider radius); it cannot be asked to forget a face
+        model.radius, report = nets[pick]
+        model.net, model.own_weight = adapt.adapted(base.net, seen, truth, UNKNOWN), OWN_WEIGHT
+        report["untaught_unknown"] = None
     model.report = report
     model.report["network"] = model.net is not None
     model.report["compares"] = model.descriptor
@@ -318,6 +318,17 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     model.report["photo_ids"] = sorted(hashlib.sha1(f.read_bytes()).hexdigest()[:12]
                                        for items in shots.values() for f, _ in items)
     return model
+
+
+def _with_net(fit: tuple, q: np.ndarray, base: Model, truth: np.ndarray, photo_count: dict) -> tuple | None:
+    """(radius, report) of the fitted model naming faces together with the network whose left-out
+    probabilities are q, or None when that reads the photos worse than they read each other."""
+    model, d, report, _ = fit
+    wide = max(model.radius, base.radius * NET_GATE) if base.descriptor == model.descriptor \
+        else model.radius * NET_GATE  # the default's radius is in another descriptor's units
+    other = quality(gated(replace(model, radius=wide).proba(d.copy()), q, OWN_WEIGHT), truth, photo_count,
+                    model.threshold)
+    return (wide, other) if other["accuracy"] >= report["accuracy"] else None
 
 
 def _fit(descriptor: str, dice: list, photo_count: dict, rng) -> tuple[Model, np.ndarray, dict, float]:
