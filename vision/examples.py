@@ -4,7 +4,7 @@ Each die photographed for calibration is cut out again with the small errors the
 detector makes and the glare, blur and light the next roll will bring (augment).
 Pairs of dice of two different faces laid over each other, or one die's symbol
 moved along an edge over another's, stand for faces the set does not have
-(mixtures): a 5 is a 1 over a 4, a 6 a 4 over a 4 moved a third of a side,
+(mixtures): a 5 is a 1 over a 4, a 6 a 4 over a 4 moved a quarter of a side,
 another game's symbol is not any one of ours; the reader learns to call such
 dice `unknown` instead of naming the nearest face.
 

@@ -87,10 +87,7 @@ def fit_net(maps: np.ndarray, extra: np.ndarray, y: np.ndarray, classes: int, *,
         g = (p - onehot) * sw
         gz = (g @ w2.T) * (1 - z * z)
         grads = [xs.T @ gz + l2 * w1, gz.sum(0), z.T @ g + l2 * w2, g.sum(0)]
-        for i, gr in enumerate(grads):
-            m1[i] = 0.9 * m1[i] + 0.1 * gr
-            m2[i] = 0.999 * m2[i] + 0.001 * gr * gr
-            params[i] = params[i] - lr * (m1[i] / (1 - 0.9 ** t)) / (np.sqrt(m2[i] / (1 - 0.999 ** t)) + 1e-8)
+        _adam(params, grads, m1, m2, t, lr)
     if prior is not None:
         params[3] = params[3] + np.log(np.asarray(prior, np.float32) * classes)
     net = dict(zip(KEYS, [mean.astype(np.float32), std.astype(np.float32)] + [p.astype(np.float32) for p in params]))
@@ -99,13 +96,21 @@ def fit_net(maps: np.ndarray, extra: np.ndarray, y: np.ndarray, classes: int, *,
     return net
 
 
+def _adam(params: list, grads: list, m1: list, m2: list, t: int, lr: float) -> None:
+    """One step of Adam (step t, from 1) on params, in place."""
+    for i, gr in enumerate(grads):
+        m1[i] = 0.9 * m1[i] + 0.1 * gr
+        m2[i] = 0.999 * m2[i] + 0.001 * gr * gr
+        params[i] = params[i] - lr * (m1[i] / (1 - 0.9 ** t)) / (np.sqrt(m2[i] / (1 - 0.999 ** t)) + 1e-8)
+
+
 def hidden(net: dict, maps: np.ndarray, extra: np.ndarray, views: np.ndarray | None = None) -> np.ndarray:
     """(n, 8, hidden): what the network's hidden layer makes of each die in each turn."""
     v = _inputs(maps, extra, views, edges_read(net))
     return np.tanh(((v - net["mean"]) / net["std"]) @ net["w1"] + net["b1"])
 
 
-def fit_head(net: dict, z: np.ndarray, y: np.ndarray, faces: int, *, hold: float = 0.01, steps: int = 200) -> dict:
+def fit_head(net: dict, z: np.ndarray, y: np.ndarray, faces: int, *, hold: float, steps: int = 200) -> dict:
     """The network with its output layer's face columns refitted to one table's dice (z: hidden, (n, 8,
     hidden); y: their faces), held near the stock weights by hold; the unknown column is kept."""
     x = z.reshape(-1, z.shape[-1]).astype(np.float32)
@@ -122,10 +127,7 @@ def fit_head(net: dict, z: np.ndarray, y: np.ndarray, faces: int, *, hold: float
         p /= p.sum(1, keepdims=True)
         g = (p - onehot) / len(x)
         grads = [x.T @ g + 2 * hold * (params[0] - w0), g.sum(0) + 2 * hold * (params[1] - b0)]
-        for i, gr in enumerate(grads):
-            m1[i] = 0.9 * m1[i] + 0.1 * gr
-            m2[i] = 0.999 * m2[i] + 0.001 * gr * gr
-            params[i] = params[i] - 0.02 * (m1[i] / (1 - 0.9 ** t)) / (np.sqrt(m2[i] / (1 - 0.999 ** t)) + 1e-8)
+        _adam(params, grads, m1, m2, t, 0.02)
     out = dict(net)
     out["w2"], out["b2"] = net["w2"].copy(), net["b2"].copy()
     out["w2"][:, :faces], out["b2"][:faces] = params
