@@ -69,11 +69,19 @@ class FairChannel(HTTPChannel):
         self._counts = counts
         admitted = counts is None or counts.admit(self._address)
         super().__init__(server, sock, addr, adj, map)
-        if not admitted:
-            self._refuse(counts.cap)
+        # refused when its first bytes arrive, not at once: closing with the client's request unread
+        # sends a reset, which can reach the client before the 503 does (seen as "connection reset")
+        self._over_cap = None if admitted else counts.cap
+
+    def received(self, data: bytes) -> bool:
+        if self._over_cap is None:
+            return super().received(data)
+        if not getattr(self, "_refused", False):
+            self._refuse(self._over_cap)
+        return False
 
     def _refuse(self, cap: int) -> None:
-        """Answer 503 at once and close: the request is never read, no thread is used."""
+        """Answer 503 and close: the request is never parsed, no thread is used."""
         body = error_body(503, "Service Unavailable",
                           f"this device already holds {cap} open connections to the companion; "
                           "close a page or try again shortly")
