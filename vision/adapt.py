@@ -83,9 +83,6 @@ def left_out(net: dict, dice: list, seen: list[np.ndarray], faces: np.ndarray, p
     for g in np.unique(photo):
         rest = np.flatnonzero(photo != g)
         mine = np.flatnonzero(photo == g)
-        if not len(rest):
-            out[mine] = net_proba(net, *(None if a is None else a[mine] for a in plain))
-            continue
-        refit = adapted(net, [seen[i] for i in rest], faces[rest], classes)
+        refit = adapted(net, [seen[i] for i in rest], faces[rest], classes) if len(rest) else net
         out[mine] = net_proba(refit, *(None if a is None else a[mine] for a in plain))
     return out
