@@ -300,8 +300,10 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     # taught dice: they are compared on the taught faces alone, so that maps do not win for that
     zombee = any(n is not None for n in nets.values())
     score = (lambda fit: fit[2]["accuracy"]) if zombee else (lambda fit: fit[3])
-    pick = "map" if "map" in fits and ("views" not in fits or score(fits["map"]) >= score(fits["views"]) + CLEARLY) \
-        else "views"
+    if len(fits) == 1:
+        pick = compare
+    else:
+        pick = "map" if score(fits["map"]) >= score(fits["views"]) + CLEARLY else "views"
     model, d, report, _ = fits[pick]
     model.side, model.dark, model.background = side, dark, background
     doubts = _check_left_out(d, truth, files)
