@@ -126,8 +126,9 @@ def fit_confidence(d: np.ndarray, truth: np.ndarray, quantile: float = 0.9, marg
                    likelihood: bool = False) -> tuple[float, float]:
     """(scale, radius) from cross-validated distances: radius admits nearly every die of a taught face.
     With likelihood, scale is the one under which the left-out dice are best explained as their own
-    faces, which is what makes a confidence of 0.9 mean what it says on new dice; else (symbol maps,
-    measured on rendered trays) the softest that still lets a clear winner reach 0.9."""
+    faces and, their own face hidden, as unknown (a face never taught), which is what makes a
+    confidence of 0.9 mean what it says on new dice; else (symbol maps, measured on rendered trays)
+    the softest that still lets a clear winner reach 0.9."""
     rows = np.arange(len(truth))
     own = d[rows, truth]
     own = own[np.isfinite(own)]
@@ -137,21 +138,33 @@ def fit_confidence(d: np.ndarray, truth: np.ndarray, quantile: float = 0.9, marg
     if not likelihood:
         return float(np.clip(np.median(own) * 0.45, 0.05, 0.3)), radius
     probe = Model(np.zeros((1, 1), np.float32), np.zeros(1, int), radius=radius)
+    # Asked only to explain taught faces, the likeliest scale is sharp enough that a 6 between a 4
+    # and the unknown examples reads "4, surely". The taught faces hidden in turn stand for faces
+    # never taught, weighed alike (nothing says how common those are at a table). On rendered pip
+    # dice calibrated on 1-4, the scale chosen so read 5s and 6s sure and wrong 9 times instead of
+    # none and 2 instead of 7 (two sets of seeds), and real photos under changed cameras as before
+    hidden = without_own(d, truth)
     best, pick = -np.inf, 0.12
     for scale in radius * np.geomspace(0.05, 0.8, 28):
         probe.scale = scale
-        score = np.log(probe.proba(d.copy())[rows, truth] + 1e-4).mean()
+        score = np.log(probe.proba(d.copy())[rows, truth] + 1e-4).mean() + \
+            np.log(probe.proba(hidden.copy())[:, UNKNOWN] + 1e-4).mean()
         if score > best:
             best, pick = score, float(scale)
     return pick, radius
 
 
+def without_own(d: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """A copy of the distances d with each die's own face taught to nothing: the die as a face never taught."""
+    hidden = d.copy()
+    hidden[np.arange(len(truth)), truth] = np.inf
+    return hidden
+
+
 def untaught_unknown(model: Model, d: np.ndarray, truth: np.ndarray) -> float:
     """Share of the left-out dice that read unknown when their own face is hidden too: how a face
     the reader was never taught (a 5 among 1-4, another game's symbol) would read."""
-    hidden = d.copy()
-    hidden[np.arange(len(truth)), truth] = np.inf
-    p = model.proba(hidden)
+    p = model.proba(without_own(d, truth))
     return float(((p.argmax(1) == UNKNOWN) | (p.max(1) < model.threshold)).mean()) if len(truth) else 1.0
 
 
