@@ -114,11 +114,12 @@ def test_the_wizard_builds_a_model_that_is_used_and_can_be_taken_back(rig):
 def test_the_suggested_captures_teach_a_model_that_reads_the_tables_rolls(rig):
     # the demo table's dice are so clean that nearly every left-out die read right at any sharpness:
     # the confidence's softness ran to the sharpest tried, the prototypes then overruled the network,
-    # and a ZomBee read "bee 1.00" in about half the rolls
+    # and a ZomBee read "bee 1.00" in about half the rolls; then, views and maps tying on accuracy,
+    # views (which barely see the ZomBee's green) read a ZomBee as a bee in 2 rolls of 20
     from vision.teach import SUGGESTED
 
     laid = {"bee": 5, "honey": 4, "zzz": 5, "zombee": 3, "empty": 0}  # the dice a player has of each face
-    rig.camera.rng = np.random.default_rng(2)
+    rig.camera.rng = np.random.default_rng(6)
     rig.teacher = Teacher(rig.store, rig.latest, lambda: rig.reader, rig.use)
     rig.teacher.start()
     for step, n in SUGGESTED.items():
@@ -128,7 +129,7 @@ def test_the_suggested_captures_teach_a_model_that_reads_the_tables_rolls(rig):
     rig.teacher.finish()
     rig.teacher.use()
     misread, surely = [], []
-    for _ in range(10):
+    for _ in range(20):
         faces = rig.camera.roll()
         while rig.camera.busy:
             rig.camera.read()
@@ -137,8 +138,7 @@ def test_the_suggested_captures_teach_a_model_that_reads_the_tables_rolls(rig):
             misread.append((faces, reading.faces))
         sure = Counter(d.face for d in reading.dice if d.face != "unknown" and d.confidence >= 0.9)
         surely += list((sure - Counter(faces)).elements())  # more of a face read surely than thrown
-    assert len(misread) <= 1, misread
-    assert not surely
+    assert not misread and not surely, misread
 
 
 def test_only_the_model_in_use_and_the_previous_one_are_kept(rig):
