@@ -146,12 +146,11 @@ def fit_confidence(d: np.ndarray, truth: np.ndarray, quantile: float = 0.9, marg
     # alike (nothing says how common those are at a table). Scale so chosen: that demo table 5 of 120
     # rolls misread; rendered pip dice calibrated on 1-4, 5s and 6s sure and wrong 9 times instead of
     # none and 2 instead of 7 (two sets of seeds); real photos under changed cameras as before
-    hidden = without_own(d, truth)
+    hidden, unknown = without_own(d, truth), np.full(len(truth), UNKNOWN)
     best, pick = -np.inf, 0.12
     for scale in radius * np.geomspace(0.05, 0.8, 28):
         probe.scale = scale
-        score = np.log(probe.proba(d.copy())[rows, truth] + 1e-4).mean() + \
-            np.log(probe.proba(hidden.copy())[:, UNKNOWN] + 1e-4).mean()
+        score = log_likelihood(probe.proba(d.copy()), truth) + log_likelihood(probe.proba(hidden.copy()), unknown)
         if score > best:
             best, pick = score, float(scale)
     return pick, radius
@@ -307,21 +306,20 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         q = adapt.left_out(base.net, net_cuts, seen, truth, np.array([t.photo for t in dice]), UNKNOWN)
         nets = {how: _with_net(fit, q, base, truth, photo_count) for how, fit in fits.items()}
     # Both ways of comparing dice are tried on the photos themselves, each photo left out in turn.
-    # Views come first: they ignore a symbol's colour and most glare, and held up best on real photos
-    # under other light; symbol maps are kept only when they read these photos clearly better (a
-    # set whose faces differ by colour alone, like ZomBee's yellow bee and green ZomBee). Other dice
-    # (pips) may show faces never taught, which only a views model learns to call unknown (its
-    # mixtures), at the cost of a few taught dice: they are compared on the taught faces alone, so
-    # that maps do not win for that. ZomBee dice (the network reads them as well as they read each
-    # other) have no face outside the four: the two are compared as each will read, with the
-    # network, by how likely their left-out readings make each die's own face. (By accuracy they tie
-    # on clean photos, views came first, and views, which barely see the ZomBee's green, read 7 of
-    # the demo table's next 240 rolls wrong over twelve seeds, a ZomBee as a bee; maps 1.)
+    # ZomBee dice (the network reads them as well as they read each other) have no face outside the
+    # four: the two are compared as each will read, with the network, by how likely their left-out
+    # readings make each die's own face. (By accuracy they tie on clean photos; views, which barely
+    # see the ZomBee's green, then read 7 of the demo table's next 240 rolls wrong over twelve seeds,
+    # a ZomBee as a bee, and symbol maps 1.) Other dice (pips) may show faces never taught, which only
+    # a views model learns to call unknown (its mixtures), at the cost of a few taught dice. Views
+    # come first for them: they ignore a symbol's colour and most glare, and held up best on real
+    # photos under other light; symbol maps are kept only when they read the taught faces clearly
+    # better, left out and with no mixture to call them unknown.
     zombee = any(n is not None for n in nets.values())
     if len(fits) == 1:
         pick = compare
     elif zombee:
-        odds = {how: likelihood(nets[how][2] if nets[how] else fit[0].proba(fit[1].copy()), truth)
+        odds = {how: log_likelihood(nets[how][2] if nets[how] else fit[0].proba(fit[1].copy()), truth)
                 for how, fit in fits.items()}
         pick = "map" if odds["map"] > odds["views"] else "views"
     else:
@@ -356,7 +354,7 @@ def _with_net(fit: tuple, q: np.ndarray, base: Model, truth: np.ndarray, photo_c
     return (wide, other, p) if other["accuracy"] >= report["accuracy"] else None
 
 
-def likelihood(p: np.ndarray, truth: np.ndarray) -> float:
+def log_likelihood(p: np.ndarray, truth: np.ndarray) -> float:
     """Mean log probability the left-out dice's readings p give their own faces."""
     return float(np.log(p[np.arange(len(truth)), truth] + 1e-4).mean())
 
