@@ -144,8 +144,9 @@ def fit_confidence(d: np.ndarray, truth: np.ndarray, quantile: float = 0.9, marg
     # network (the demo table taught with the wizard's suggested photos: a ZomBee read "bee 1.00",
     # 57 of 120 rolls misread). The taught faces hidden in turn stand for faces never taught, weighed
     # alike (nothing says how common those are at a table). Scale so chosen: that demo table 5 of 120
-    # rolls misread; rendered pip dice calibrated on 1-4, 5s and 6s sure and wrong 9 times instead of
-    # none and 2 instead of 7 (two sets of seeds); real photos under changed cameras as before
+    # rolls misread, still comparing views (1 in 240 once the pick below compares how each reads);
+    # rendered pip dice calibrated on 1-4, 5s and 6s sure and wrong 9 times instead of none and 2
+    # instead of 7 (two sets of seeds); real photos under changed cameras as before
     hidden, unknown = without_own(d, truth), np.full(len(truth), UNKNOWN)
     best, pick = -np.inf, 0.12
     for scale in radius * np.geomspace(0.05, 0.8, 28):
