@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import re
+
+import numpy as np
 import pytest
 from test_web_browser import PHONE, PIN, browser, pytestmark, shot  # noqa: F401
 
@@ -16,6 +18,7 @@ from web.serve import ServerThread
 
 STEPS = {"bee": 2, "honey": 2, "zzz": 2, "zombee": 2, "empty": 1}  # few captures: the test stays fast
 NAMES = {"bee": "Bee", "honey": "Honey", "zzz": "Zzz", "zombee": "ZomBee", "empty": "Empty tray"}
+ROLL_SEED = 4
 LAY = {"bee": ["bee"] * 5, "honey": ["honey"] * 4, "zzz": ["zzz"] * 5, "zombee": ["zombee"] * 3, "empty": []}
 
 
@@ -85,6 +88,9 @@ def capture(page, step, faces):
 def test_teach_the_dice_from_a_phone(site, browser):
     from playwright.sync_api import expect
 
+    # the demo camera throws fresh dice each time; seeded here, this test lays and throws the same ones
+    # every run (unseeded, one run in ten failed on a busy machine: the roll never reached the page)
+    site["roller"].camera.rng = np.random.default_rng(ROLL_SEED)
     ctx, page, errors = phone(browser, site)
     ctx2, page2, errors2 = phone(browser, site)
     try:
