@@ -165,3 +165,12 @@ def test_listen_problem_passes_what_can_be_listened_on(host, port, ok):
     from web.serve import listen_problem
 
     assert (listen_problem(host, port) is None) == ok
+
+
+@pytest.mark.parametrize("url, says", [("127.0.0.1:9", "cannot reach the companion at 'http://127.0.0.1:9'"),
+                                       ("ftp://127.0.0.1", "'ftp://127.0.0.1' is not the companion's address"),
+                                       ("http://", "'http://' is not the companion's address")])
+def test_send_names_an_address_it_cannot_use_in_one_line(url, says, capsys):
+    # an address typed without http:// (as the banner shows it) is tried as http; the rest is named
+    assert main(["send", '{"cmd":"undo"}', "--url", url, "--pin", "123456"]) == 1
+    assert says in one_line(capsys)

@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
 
@@ -41,8 +42,11 @@ def handle(args: argparse.Namespace, environ=os.environ) -> int:
     pin = args.pin or environ.get(PIN_ENV)
     if not pin:
         return _fail(f"companion send needs the override PIN: --pin or {PIN_ENV}")
+    url = args.url if "://" in args.url else "http://" + args.url  # "127.0.0.1:8000" as typed from the banner
+    if urllib.parse.urlsplit(url).scheme not in ("http", "https") or not urllib.parse.urlsplit(url).hostname:
+        return _fail(f"--url {args.url!r} is not the companion's address: give one like http://127.0.0.1:8000", 1)
     request = urllib.request.Request(
-        args.url.rstrip("/") + "/api/commands", data=cmd.to_json().encode(), method="POST",
+        url.rstrip("/") + "/api/commands", data=cmd.to_json().encode(), method="POST",
         headers={"Content-Type": "application/json", "Authorization": f"Bearer {pin}", "X-Companion-Source": "cli"})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
@@ -54,6 +58,6 @@ def handle(args: argparse.Namespace, environ=os.environ) -> int:
             reason = exc.reason
         return _fail(f"refused ({exc.code}): {reason}", EXIT_REFUSED if exc.code < 500 else 1)
     except (urllib.error.URLError, OSError) as exc:
-        return _fail(f"cannot reach the companion at {args.url}: {getattr(exc, 'reason', exc)}", 1)
+        return _fail(f"cannot reach the companion at {url!r}: {getattr(exc, 'reason', exc)}", 1)
     print(json.dumps(state) if args.json else summarize(state))
     return 0

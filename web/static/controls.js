@@ -131,7 +131,7 @@
     const select = el("select", { id: "zoo-player", onchange: (e) => { zooPlayer = e.target.value; } },
       ...names.map((n) => el("option", { value: n, selected: n === zooPlayer }, n)));
     const who = () => zooPlayer;
-    const count = el("input", { id: "zoo-count", type: "number", min: 1, max: 50, value: 1, inputmode: "numeric" });
+    const count = el("input", { id: "zoo-count", type: "number", min: 1, max: 100, value: 1, inputmode: "numeric" });
     const locks = [...new Set(TC.legalOf(s, "collect_lock").map((m) => m.lock))]; // still on the board
     const cleared = button(TC.t("Animals cleared"), () => TC.ask(cleared.closest(".row"),
       TC.t("Every Zombie Gorilla and Monkey is off the board? This ends the game."), TC.t("Yes, animals cleared"),
@@ -141,7 +141,9 @@
     box.append(
       el("div", { class: "row" }, el("label", { for: "zoo-player", text: TC.t("Hero") }), select),
       el("div", { class: "row" }, el("label", { for: "zoo-count", text: TC.t("Kills") }), count,
-        button(TC.t("Add kills"), () => TC.send({ cmd: "kill", player: who(), count: parseInt(count.value, 10) || 1 }), "primary")),
+        // the count as typed: the engine refuses 0, a blank or 1.5 with its reason (it once became one kill)
+        button(TC.t("Add kills"), () => TC.send({ cmd: "kill", player: who(),
+          count: count.value === "" ? null : Number(count.value) }), "primary")),
       el("div", { class: "row" }, el("span", { class: "row-label", text: TC.t("Life") }),
         button(TC.t("−1 life"), () => TC.send({ cmd: "life", player: who(), delta: -1 })),
         button(TC.t("+1 life"), () => TC.send({ cmd: "life", player: who(), delta: 1 }))),
