@@ -61,6 +61,8 @@ def demo_camera() -> Any:
 def lay_apart(camera: Any, faces) -> None:
     """These dice at rest in the synthetic tray, none touching another, as a person lays dice for a
     calibration photo (a die touching another is a reader's problem, not the calibration's)."""
+    if len(faces) > DICE:  # checked first: a later try that no longer fits would leave an earlier one lying
+        raise ValueError(f"{len(faces)} dice: the demo tray holds the game's {DICE} at most")
     for _ in range(50):
         camera.set_tray(faces)  # ValueError naming a face that is not a die face
         spots = [(x, y) for _, x, y, _ in camera.placed]

@@ -78,6 +78,8 @@ def test_calibration_requests_get_clear_json_errors_and_change_nothing(rig):
     r = client.post("/api/demo/tray", json={"faces": ["lion"]}, headers=AUTH)
     assert r.status_code == 400 and "'lion' is not a die face" in r.get_json()["error"]
     client.post("/api/demo/tray", json={"faces": ["honey", "zzz"]}, headers=AUTH)
+    r = client.post("/api/demo/tray", json={"faces": ["bee"] * 40}, headers=AUTH)  # refused, and the tray as it was
+    assert r.status_code == 400 and "40 dice" in r.get_json()["error"]
     r = client.post("/api/calibration/capture", json={"face": "honey"}, headers=AUTH)
-    assert r.status_code == 200 and r.get_json()["accepted"] is False and "mixed faces" in r.get_json()["reason"]
+    assert r.status_code == 200 and r.get_json()["accepted"] is False and "mixed faces: 1 zzz" in r.get_json()["reason"]
     assert teacher.store.counts()["honey"] == 0
