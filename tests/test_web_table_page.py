@@ -334,6 +334,8 @@ def test_a_page_open_across_a_restart_says_so(browser, tmp_path):
         expect(page.locator("#status")).to_have_text("Live", timeout=20_000)
         expect(page.locator("#alert-restart")).to_contain_text("restarted")
         shot(page, "table-restarted.png")
+        table.submit({"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}, "cli")
+        expect(page.locator("#alert-restart")).to_be_hidden()  # the game has moved on: no longer news
     finally:
         srv.stop()
         page.context.close()

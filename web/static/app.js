@@ -58,6 +58,7 @@
     // command's answer already put that state on screen.
     if (!msg.initial) for (const e of msg.events || []) TC.addEvent(TC.eventText(e), e.kind);
     if (!msg.initial) showMoment(msg.events);
+    if (!msg.initial) showAlert("alert-restart", ""); // a move since the restart: no longer news
     if (!msg.initial && msg.source === "panel") TC.panelTaken(msg.events);
     if (!msg.initial && (!msg.command || msg.command.cmd === "new_game")) TC.loadUnfinished();
   }
@@ -120,7 +121,7 @@
   function showStatus(status) {
     if (status.restarted) {
       const at = new Date(status.started * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-      showAlert("alert-restart", `The companion restarted at ${at}; the game continues where it stood.`);
+      showAlert("alert-restart", TC.t("The companion restarted at {time}; the game continues where it stood.", { time: at }));
     }
     if (status.camera === "lost") showAlert("alert-camera", TC.t("Camera offline: enter rolls on the page or the panel."));
   }
