@@ -43,7 +43,8 @@ def handle(args: argparse.Namespace, environ=os.environ) -> int:
     if not pin:
         return _fail(f"companion send needs the override PIN: --pin or {PIN_ENV}")
     url = args.url if "://" in args.url else "http://" + args.url  # "127.0.0.1:8000" as typed from the banner
-    if urllib.parse.urlsplit(url).scheme not in ("http", "https") or not urllib.parse.urlsplit(url).hostname:
+    where = urllib.parse.urlsplit(url)
+    if where.scheme not in ("http", "https") or not where.hostname:
         return _fail(f"--url {args.url!r} is not the companion's address: give one like http://127.0.0.1:8000", 1)
     request = urllib.request.Request(
         url.rstrip("/") + "/api/commands", data=cmd.to_json().encode(), method="POST",

@@ -131,7 +131,7 @@
     const select = el("select", { id: "zoo-player", onchange: (e) => { zooPlayer = e.target.value; } },
       ...names.map((n) => el("option", { value: n, selected: n === zooPlayer }, n)));
     const who = () => zooPlayer;
-    const count = el("input", { id: "zoo-count", type: "number", min: 1, max: 100, value: 1, inputmode: "numeric" });
+    const count = el("input", { id: "zoo-count", type: "number", min: 1, value: 1, inputmode: "numeric" });
     const locks = [...new Set(TC.legalOf(s, "collect_lock").map((m) => m.lock))]; // still on the board
     const cleared = button(TC.t("Animals cleared"), () => TC.ask(cleared.closest(".row"),
       TC.t("Every Zombie Gorilla and Monkey is off the board? This ends the game."), TC.t("Yes, animals cleared"),
