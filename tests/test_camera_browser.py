@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import re
 
-import numpy as np
 import pytest
 from test_web_browser import PHONE, PIN, browser, pytestmark, shot  # noqa: F401
 
@@ -18,7 +17,6 @@ from web.serve import ServerThread
 
 STEPS = {"bee": 2, "honey": 2, "zzz": 2, "zombee": 2, "empty": 1}  # few captures: the test stays fast
 NAMES = {"bee": "Bee", "honey": "Honey", "zzz": "Zzz", "zombee": "ZomBee", "empty": "Empty tray"}
-ROLL_SEED = 4
 LAY = {"bee": ["bee"] * 5, "honey": ["honey"] * 4, "zzz": ["zzz"] * 5, "zombee": ["zombee"] * 3, "empty": []}
 
 
@@ -88,9 +86,6 @@ def capture(page, step, faces):
 def test_teach_the_dice_from_a_phone(site, browser):
     from playwright.sync_api import expect
 
-    # the demo camera throws fresh dice each time; seeded here, this test lays and throws the same ones
-    # every run (unseeded, one run in ten failed on a busy machine: the roll never reached the page)
-    site["roller"].camera.rng = np.random.default_rng(ROLL_SEED)
     ctx, page, errors = phone(browser, site)
     ctx2, page2, errors2 = phone(browser, site)
     try:
@@ -144,11 +139,17 @@ def test_teach_the_dice_from_a_phone(site, browser):
         # roll and read with it: the demo's virtual player throws, the camera reads
         table = site["table"]
         table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "cli")
-        site["panel"].wait_until(lambda panel: (panel.state or {}).get("game") == "zombee", 5)  # it knows the game
-        page.request.post("/api/demo/press", data={"button": "Roll", "hold_s": 0},
-                          headers={"Authorization": f"Bearer {PIN}"})
-        expect(page.locator("#zb-roll .die")).to_have_count(5, timeout=20_000)
-        assert table.state()["rolls"] == 1
+        assert site["panel"].wait_until(lambda panel: (panel.state or {}).get("game") == "zombee", 30)
+        pressed = page.request.post("/api/demo/press", data={"button": "Roll", "hold_s": 0},
+                                    headers={"Authorization": f"Bearer {PIN}"})
+        assert pressed.ok, pressed.text()
+        # A model taught from 2 photos of each face reads most throws, not all: an unsure die (a ZomBee read
+        # "unknown 0.57" in one run of four) asks the table to check the dice instead, never a made-up roll.
+        read = page.locator("#zb-roll .die").nth(4).or_(page.locator("#alert-dice:not([hidden])"))
+        expect(read.first).to_be_visible(timeout=20_000)
+        assert site["watcher"].readings >= 1 and site["watcher"].settler.reader.model.kind == "calibrated"
+        if table.state()["rolls"] != 1:
+            expect(page.locator("#alert-dice")).to_contain_text("Check the dice")
         expect(page.locator("#cam-problems li.fine")).to_have_text(re.compile(r"The picture looks fine: [1-5] (die|dice) seen\."))
         fresh_picture(page)
         shot(page, "camera-used.png")

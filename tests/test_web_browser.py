@@ -228,9 +228,12 @@ def test_page_shows_offline_and_reconnects_by_itself(browser, page, tmp_path):
         expect(page.locator("body")).to_have_class(re.compile("offline"))
         shot(page, "web-offline.png")
         table.submit({"cmd": "kill", "player": "Ben", "count": 5}, "cli")  # happens while away
+        page.get_by_role("button", name="−1 life").click(force=True)  # a tap while away is not sent, and says so
+        expect(page.locator("#ov-msg")).to_have_text("Not sent: the companion cannot be reached.")
         srv = ServerThread(create_app({"TABLE": table, "PIN": PIN, "HEARTBEAT_S": 1.0}), port=srv.port).start()
         try:
             expect(page.locator("#status")).to_have_text("Live", timeout=20_000)
+            expect(page.locator("#ov-msg")).to_be_hidden()  # no longer true once back
             expect(page.locator("#zoo-players tr", has_text="Ben")).to_contain_text("5")
         finally:
             srv.stop()

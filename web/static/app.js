@@ -144,6 +144,8 @@
       retryMs = 1000;
       lastMessage = Date.now();
       TC.setStatus("live", TC.t("Live"));
+      // "cannot be reached" is no longer true: such a message would stay until the next tap
+      for (const node of document.querySelectorAll(".unreachable")) TC.say(node.id, node.classList[0], "", "");
       if (everOpen) checkRestart();
       everOpen = true;
     });

@@ -45,7 +45,7 @@
     try {
       response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), cache: "no-store" });
     } catch (err) {
-      say(TC.t("Not sent: the companion cannot be reached."), "error");
+      say(TC.t("Not sent: the companion cannot be reached."), "error unreachable"); // cleared on reconnecting
       return null;
     }
     let data = null;
