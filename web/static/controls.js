@@ -141,7 +141,7 @@
     box.append(
       el("div", { class: "row" }, el("label", { for: "zoo-player", text: TC.t("Hero") }), select),
       el("div", { class: "row" }, el("label", { for: "zoo-count", text: TC.t("Kills") }), count,
-        // the count as typed: the engine refuses 0, a blank or 1.5 with its reason (it once became one kill)
+        // the count as typed: the engine refuses 0, a blank or 1.5, and the page says why (it once became one kill)
         button(TC.t("Add kills"), () => TC.send({ cmd: "kill", player: who(),
           count: count.value === "" ? null : Number(count.value) }), "primary")),
       el("div", { class: "row" }, el("span", { class: "row-label", text: TC.t("Life") }),

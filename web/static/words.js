@@ -66,6 +66,10 @@
     const hero = ((s && s.players) || []).find((x) => x.name === p);
     if (p && hero && !living(s, p)) return t("{name} is out of the game.", { name: p });
     switch (c.cmd) {
+      case "kill":
+        if (!Number.isInteger(c.count) || c.count < 1)
+          return t("Type how many zombies {name} killed: a whole number, 1 or more.", { name: p });
+        return null;
       case "life":
         if (c.delta < 0 && hero && hero.bullets > 0 && -c.delta >= hero.life)
           return t("{name} must spend every bullet before losing the last life.", { name: p });
