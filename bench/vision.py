@@ -160,6 +160,21 @@ def bench_default(n, art=False, blocks=False):
     print(f"told how many dice were thrown, as the game does: {told.line()}; \"check the dice\" on {checks}")
 
 
+def bench_close(n):
+    """A camera close over the tray: dice 80-100 px across in a 640x480 frame, default model (a row
+    of more than three such dice does not fit the frame)."""
+    reader, score = DiceReader(), Score()
+    for i in range(n):
+        rng = np.random.default_rng(BASE_SEED + 900_000 + i)
+        rig = render.random_rig(rng, replace(render.HELDOUT, size=(80.0, 100.0)))
+        try:
+            scene = render.render_scene(rng, rig, count=int(rng.integers(1, 4)), cocked=0)
+        except ValueError:
+            continue  # the renderer found no room for such a row
+        score.add(scene, reader.read(scene.image))
+    score.report("default model (no calibration), dice 80-100 px across (a camera close over the tray)")
+
+
 def calibrated_on(rng, rig):
     """(model, seconds, None) calibrated from six rendered photos per face of this table, or (None,
     None, why) when calibration refuses them."""
@@ -378,6 +393,7 @@ def main(argv=None) -> int:
         bench_calibrated(args.rigs, args.rolls, art=True)
         bench_default(args.default_images, blocks=True)
         bench_calibrated(args.rigs // 2, args.rolls // 2, blocks=True)
+        bench_close(args.default_images // 2)
     if args.only in (None, "rendered", "pips"):
         bench_pips(args.rigs // 2, args.rolls // 2)
     print(f"\nbench took {time.perf_counter() - t:.0f} s")

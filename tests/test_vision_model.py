@@ -29,6 +29,7 @@ def test_round_trip_keeps_predictions(tmp_path):
     m = vm.load_model()
     m.side = 31.5
     m.dark = 1.45  # a darker tray than white card, learned at calibration
+    m.shrink = 0.35  # a camera close over the tray: its frames are read at a third of their size
     path = tmp_path / "m.npz"
     vm.save_model(m, path)
     back = vm.load_model(path)
@@ -39,6 +40,7 @@ def test_round_trip_keeps_predictions(tmp_path):
     assert np.allclose(m.predict_proba(x, extra, views), back.predict_proba(x, extra, views), atol=1e-3)
     assert back.needs_symbols == m.needs_symbols
     assert back.side == pytest.approx(31.5) and back.dark == pytest.approx(1.45)
+    assert back.shrink == pytest.approx(0.35)
 
 
 def test_wrong_version_is_refused_with_the_file_named(tmp_path):

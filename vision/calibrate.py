@@ -20,20 +20,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
-import cv2
 import numpy as np
 
 from companion.commands import DICE_FACES
 from companion.errors import ImageError
 
 from .clusters import MIN_SIDE
-from .detect import DARKER, SMALL, brightest, detect
+from .detect import detect
 from . import adapt
 from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
 from .features import PATCH, VIEW_PATCH
 from .model import CLASSES, UNKNOWN, Model, gated, load_model
 from .net import edges_read
-from .reader import DiceReader, read_image, working
+from .reader import DiceReader, read_image
+from .sizing import at_die_size
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 CLEARLY = 0.05  # symbol maps are kept over views when they read this much more of the left-out dice
@@ -81,29 +81,6 @@ def photos(folder: Path) -> list[Path]:
     if not files:
         raise CalibrationError(f"{str(folder)!r} holds no photos (.jpg or .png)")
     return files
-
-
-def background_of(frames: list[np.ndarray]) -> np.ndarray:
-    """Median brightness of the empty tray photos, small: the light's fall-off is smooth."""
-    stack = [cv2.resize(brightest(img), SMALL, interpolation=cv2.INTER_AREA) for img in frames]
-    return np.median(np.stack(stack), axis=0).astype(np.uint8)
-
-
-def darkness(faces: list[np.ndarray], empties: list[np.ndarray], background: np.ndarray) -> tuple[float, list]:
-    """How much darker this tray makes the dice look than a light tray does: the least of
-    detect.DARKER under which every face photo shows a die and no empty photo does (1.0 on a white
-    card; more on felt or wood), and each face photo's detection at it. When none does, 1.0, and
-    the caller names the photo without a die."""
-    for dark in DARKER:
-        found = []
-        for img in faces:
-            found.append(detect(img, background=background, dark=dark))
-            if not found[-1].dice:
-                break
-        else:
-            if not any(detect(img, background=background, dark=dark).dice for img in empties):
-                return dark, found
-    return DARKER[0], [detect(img, background=background, dark=DARKER[0]) for img in faces]
 
 
 def cross_validate(protos: np.ndarray, labels: np.ndarray, kept_without, plain: np.ndarray, photo: np.ndarray,
@@ -255,21 +232,15 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         raise ValueError(f"compare must be 'views', 'map' or None (try both), not {compare!r}")
     folder = Path(folder)
     base = base or load_model()
-    empties = [working(read_image(f))[0] for f in photos(folder / "empty")]
-    background = background_of(empties)
-    shots = {face: [(f, working(read_image(f))[0]) for f in photos(folder / face)] for face in DICE_FACES}
-    taken = [(face, f, img) for face, items in shots.items() for f, img in items]
-    dark, found = darkness([img for _, _, img in taken], empties, background)
+    originals = {face: [(f, read_image(f)) for f in photos(folder / face)] for face in ("empty",) + DICE_FACES}
+    sized = at_die_size(originals)
+    if sized.blank:
+        face, f = sized.blank
+        raise CalibrationError(f"{str(f)!r}: no die found; each photo in {face}/ must show dice showing {face}, "
+                               f"each darker than the tray and at least {MIN_SIDE:.0f} pixels across "
+                               f"(smaller: bring the camera closer)")
+    shots, first, side, dark, background = sized.shots, sized.found, sized.side, sized.dark, sized.background
     checker = DiceReader(base) if base is not None else None
-    sides, first = [], {}
-    for (face, f, _), det in zip(taken, found):
-        if not det.dice:
-            raise CalibrationError(f"{str(f)!r}: no die found; each photo in {face}/ must show dice showing {face}, "
-                                   f"each darker than the tray and at least {MIN_SIDE:.0f} pixels across "
-                                   f"(smaller: bring the camera closer)")
-        sides.append(det.side)
-        first[f] = det
-    side = float(np.median(sides))
     # one random stream per descriptor: the copies made for one never shift those made for the other
     rngs = {"map": np.random.default_rng(seed), "views": np.random.default_rng([seed, 1]),
             "net": np.random.default_rng([seed, 2])}
@@ -326,7 +297,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     else:
         pick = "map" if fits["map"][3] >= fits["views"][3] + CLEARLY else "views"
     model, d, report, _ = fits[pick]
-    model.side, model.dark, model.background = side, dark, background
+    model.side, model.dark, model.background, model.shrink = side, dark, background, sized.shrink
     doubts = _check_left_out(d, truth, files)
     if nets.get(pick) is not None:
         # the network names the face with the prototypes, and then the prototypes need only reject

@@ -51,6 +51,7 @@ class Model:
     radius: float = 0.5
     kind: str = "default"
     side: float = 0.0  # die side in pixels; 0 = measure it in each frame
+    shrink: float = 1.0  # calibrated on large dice: the frame is read this much smaller (reader.working)
     dark: float = 1.0  # how much darker the tray makes our dice look than a light tray does (detect.DARKER)
     background: np.ndarray | None = None  # empty tray brightness (small), from calibration
     threshold: float = 0.5  # below this confidence a face is reported as unknown
@@ -136,7 +137,7 @@ def save_model(model: Model, path) -> None:
         protos=model.protos.astype(np.float16), labels=model.labels.astype(np.int8),
         scale=np.array(model.scale, np.float32), radius=np.array(model.radius, np.float32),
         side=np.array(model.side, np.float32), dark=np.array(model.dark, np.float32),
-        threshold=np.array(model.threshold, np.float32),
+        shrink=np.array(model.shrink, np.float32), threshold=np.array(model.threshold, np.float32),
     )
     if model.background is not None:
         arrays["background"] = model.background
@@ -203,7 +204,7 @@ def _load(path: Path) -> Model:
             raise ModelError(f"model file {str(path)!r} has a damaged network")
     return Model(protos, labels, scale=float(data["scale"]), radius=float(data["radius"]),
                  kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),
-                 dark=float(data.get("dark", 1.0)),
+                 dark=float(data.get("dark", 1.0)), shrink=float(np.clip(data.get("shrink", 1.0), 0.05, 1.0)),
                  background=data.get("background"), threshold=float(data.get("threshold", 0.5)), report=report,
                  net=net, descriptor=descriptor, neighbours=max(1, int(data.get("neighbours", 1))),
                  own_weight=float(np.clip(data.get("own_weight", 0.0), 0.0, 1.0)))

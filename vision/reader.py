@@ -10,6 +10,7 @@ import numpy as np
 
 from companion.errors import ImageError
 
+from .clusters import DEFAULT_SIDE
 from .detect import DARKER, Detection, detect
 from .features import die_features, die_views
 from .model import CLASSES, Model, load_model
@@ -78,21 +79,29 @@ def read_image(path) -> np.ndarray:
 
 
 WORK_SIDE = 800  # longest side, in pixels, of the picture the reader works on
+BIG_SIDE = 52.0  # a die measured larger than this (in the picture worked on) is read from a smaller copy
 
 
-def working(frame: np.ndarray) -> tuple[np.ndarray, float]:
+def working(frame: np.ndarray, shrink: float = 1.0) -> tuple[np.ndarray, float]:
     """The frame at the size the reader works in, and the factor back to the frame's own pixels.
 
     Everything after this was made for dice some 25-50 pixels across, as a 640x480 camera shows them.
     A 12-megapixel phone photo or a 1080p webcam shows the same die three to six times larger, and a
     crop shrunk that much in one step aliases: averaging the picture down first keeps a bigger
-    camera from reading worse than a small one."""
+    camera from reading worse than a small one. A camera close over the tray shows large dice in a
+    small frame too: shrink (from the die size, see smaller) takes the picture further down."""
     longest = max(frame.shape[:2])
-    if longest <= WORK_SIDE:
+    f = min(1.0, WORK_SIDE / longest) * min(shrink, 1.0)
+    if f >= 1.0:
         return frame, 1.0
-    f = WORK_SIDE / longest
     size = (max(1, round(frame.shape[1] * f)), max(1, round(frame.shape[0] * f)))
     return cv2.resize(frame, size, interpolation=cv2.INTER_AREA), 1 / f
+
+
+def smaller(side: float) -> float:
+    """The further shrink that shows a die measured side pixels across at the size the reader was made
+    for (1.0 when it already is)."""
+    return DEFAULT_SIDE / side if side > BIG_SIDE else 1.0
 
 
 class DiceReader:
@@ -113,8 +122,19 @@ class DiceReader:
 
     def inspect(self, frame: np.ndarray, timestamp: float | None = None, expected=None) -> tuple[Reading, float]:
         """The reading, and the die's side in the frame's own pixels (how big the camera shows a die)."""
-        work, back = working(check_frame(frame))
+        frame = check_frame(frame)
+        shrink = self.model.shrink
+        work, back = working(frame, shrink)
         det = self.detect(work, expected)
+        # Uncalibrated, the die size is measured in each frame: dice that measure large are measured
+        # again from a smaller copy (a large die's pips and symbol are holes wide enough to cut its face
+        # into pieces, so the first measure can fall short of the true size: twice at most).
+        for _ in range(2):
+            if self.model.side or smaller(det.side) == 1.0:
+                break
+            shrink *= smaller(det.side)
+            work, back = working(frame, shrink)
+            det = self.detect(work, expected)
         dice = self.classify(work, det)
         if back != 1.0:
             dice = [replace(d, x=int(round(d.x * back)), y=int(round(d.y * back)),
