@@ -348,9 +348,10 @@ def parse_command(raw: Mapping[str, Any] | str | bytes | Command) -> Command:
     unknown = [k for k in raw if k != "cmd" and k not in required and k not in optional]
     if unknown:
         allowed = ", ".join(("cmd",) + required + optional)
-        raise BadCommand(f"unknown key {quote(unknown[0])} in {quote(raw)}; a {name} takes {allowed}")
+        raise BadCommand(f"unknown key {quote(unknown[0])} in {quote(raw)}; the {name} command takes {allowed}")
     missing = [k for k in required if k not in raw]
     if missing:
-        raise BadCommand(f"{quote(raw)} is missing {quote(missing[0])}; a {name} takes {', '.join(('cmd',) + required + optional)}")
+        raise BadCommand(f"{quote(raw)} is missing {quote(missing[0])}; "
+                         f"the {name} command takes {', '.join(('cmd',) + required + optional)}")
     parse = getattr(cls, "_parse", None)
     return parse(raw) if parse else cls()
