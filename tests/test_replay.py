@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import shutil
 import subprocess
 import sys
 
@@ -18,9 +17,9 @@ NEW3 = '{"cmd":"new_game","game":"zombee","players":["Tom","Mia","Ann"]}'
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    exe = shutil.which("companion")
-    cmd = [exe, *args] if exe else [sys.executable, "-c", "import sys; from companion.cli import main; sys.exit(main())", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    # The code under test, as test_cli runs it: an installed `companion` script may be another checkout's.
+    cmd = [sys.executable, "-m", "companion.cli", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=ROOT)
 
 
 def replay_json(path: pathlib.Path) -> dict:
