@@ -174,3 +174,10 @@ def test_send_names_an_address_it_cannot_use_in_one_line(url, says, capsys):
     # an address typed without http:// (as the banner shows it) is tried as http; the rest is named
     assert main(["send", '{"cmd":"undo"}', "--url", url, "--pin", "123456"]) == 1
     assert says in one_line(capsys)
+
+
+def test_send_refuses_a_key_given_twice_before_the_network(capsys):
+    # it went out as {"cmd":"undo"}: the last "cmd" won in silence
+    assert main(["send", '{"cmd":"kill","cmd":"undo"}', "--url", "127.0.0.1:9", "--pin", "123456"]) == 2
+    line = one_line(capsys)
+    assert '"cmd" is given twice' in line and "cannot reach" not in line

@@ -119,3 +119,15 @@ def test_what_a_command_takes_is_said_without_a_wrong_article(raw):
     assert " a undo" not in message and " a animals_cleared" not in message
     name = json.loads(raw)["cmd"]
     assert f"the {name} command takes cmd" in message
+
+
+@pytest.mark.parametrize("text, key", [
+    ('{"cmd":"kill","cmd":"undo"}', "cmd"),
+    ('{"cmd":"kill","player":"Ann","player":"Ben"}', "player"),
+    ('{"cmd":"new_game","game":"zoo","players":["Ann","Ben"],"rules":{"x":1,"x":2}}', "x"),
+])
+def test_a_key_given_twice_is_refused_by_name(text, key):
+    # the last one won in silence: {"cmd":"kill","cmd":"undo"} was an undo
+    with pytest.raises(BadCommand) as info:
+        parse_command(text)
+    assert f'"{key}" is given twice' in str(info.value) and "give each key once" in str(info.value)

@@ -209,3 +209,9 @@ def test_human_summary_of_a_finished_game():
     assert done.returncode == 0
     winner = replay_json(EXAMPLES / "zombee-full-game.jsonl")["winner"]
     assert "over" in done.stdout and winner in done.stdout.splitlines()[-1]
+
+
+def test_an_old_log_line_with_a_key_given_twice_still_replays():
+    # New input refuses a repeated key; a log that was accepted once must still open (the last key wins, as it did)
+    engine, accepted = replay_lines([NEW3, '{"cmd":"roll","faces":["bee","bee","bee","bee","bee"],"cmd":"roll"}'])
+    assert engine.seq == 2 and accepted[1]["cmd"] == "roll"
