@@ -55,6 +55,17 @@ def test_run_with_a_game_log_that_cannot_be_created(tmp_path, where, capsys):
     assert f"cannot create the game log {db}" in one_line(capsys)
 
 
+@pytest.mark.parametrize("argv", [["serve", "--pin", "123456"], ["run", "--demo", "--pin", "123456"],
+                                  ["log", "import", str(FULL_GAME)], ["stats"]])
+def test_a_given_game_log_in_a_folder_that_does_not_exist_is_refused(tmp_path, argv, capsys, monkeypatch):
+    # the folders were made and the server started on a new, empty game log there
+    monkeypatch.setattr("web.serve.ServerThread", lambda *a, **k: pytest.fail("the server started"))
+    db = tmp_path / "typo" / "dir" / "x.sqlite"
+    assert main([*argv, "--db", str(db), "--port", "0"] if argv[0] in ("run", "serve") else [*argv, "--db", str(db)]) == 1
+    assert f"the folder {db.parent} does not exist" in one_line(capsys)
+    assert not (tmp_path / "typo").exists()
+
+
 @pytest.mark.parametrize("command", ["run", "serve"])
 @pytest.mark.parametrize("flags, named", [(["--port", "-1"], "--port"), (["--port", "99999"], "--port"),
                                           (["--host", "999.1.1.1"], "--host '999.1.1.1'")])
