@@ -22,6 +22,7 @@ from companion.config import Settings, default_config_path, load_settings, read_
 from companion.errors import CompanionError, ConfigError
 from companion.events import N_, worded
 from companion.gamelog import GameLog
+from companion.loglock import ServerLock
 from companion.notices import NoticeKind
 from companion.table import Table
 
@@ -90,8 +91,14 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
     pin_map = coerce(config_path)
     store = DiceStore(settings.dice_path())
     reader = DiceReader(taught_model(store, settings, explicit=getattr(args, "model", None) is not None))
-    log = GameLog(settings.db_path(), clock=clock)
-    parts: dict[str, Any] = {"log": log, "demo": demo, "pin": pin, "made_up": made_up, "settings": settings}
+    lock = ServerLock(settings.db_path()).acquire()  # a second server on this log stops here, the log untouched
+    try:
+        log = GameLog(settings.db_path(), clock=clock)
+    except BaseException:
+        lock.release()
+        raise
+    parts: dict[str, Any] = {"log": log, "lock": lock, "demo": demo, "pin": pin, "made_up": made_up,
+                             "settings": settings}
     try:
         table = parts["table"] = Table(log).start()
         state = table.state()
@@ -154,8 +161,9 @@ def taught_model(store: Any, settings: Settings, explicit: bool):
 
 
 def shutdown(parts: dict[str, Any]) -> None:
-    """Stop what build() started, camera first and the game log last."""
-    for name, method in (("corrections", "stop"), ("watcher", "stop"), ("panel", "close"), ("table", "stop"), ("log", "close")):
+    """Stop what build() started, camera first, then the game log and last its lock."""
+    for name, method in (("corrections", "stop"), ("watcher", "stop"), ("panel", "close"), ("table", "stop"),
+                         ("log", "close"), ("lock", "release")):
         part = parts.get(name)
         if part is None:
             continue

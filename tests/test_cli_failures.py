@@ -66,6 +66,25 @@ def test_a_given_game_log_in_a_folder_that_does_not_exist_is_refused(tmp_path, a
     assert not (tmp_path / "typo").exists()
 
 
+@pytest.mark.parametrize("argv", [["serve"], ["run", "--demo"]])
+def test_a_second_server_on_the_same_game_log_is_refused(db, argv, capsys, monkeypatch):
+    import os
+
+    from companion.loglock import ServerLock
+
+    # a second server opened the log too: two engines, two writers, and the log could fork
+    monkeypatch.setattr("web.serve.ServerThread", lambda *a, **k: pytest.fail("the second server started"))
+    before = digest(db)
+    with ServerLock(db):  # as the first `companion run` or `serve` holds it
+        assert main([*argv, "--db", str(db), "--pin", "123456", "--port", "0"]) == 1
+        line = one_line(capsys)
+        assert f"another companion (pid {os.getpid()}) is already using the game log {db}" in line
+        # reading goes on while a server runs
+        assert main(["log", "--db", str(db)]) == 0 and main(["replay", "--db", str(db), "1"]) == 0
+        assert main(["stats", "--db", str(db)]) == 0
+    assert digest(db) == before  # the second start did not open the log
+
+
 @pytest.mark.parametrize("command", ["run", "serve"])
 @pytest.mark.parametrize("flags, named", [(["--port", "-1"], "--port"), (["--port", "99999"], "--port"),
                                           (["--host", "999.1.1.1"], "--host '999.1.1.1'")])

@@ -104,6 +104,25 @@ def test_a_restart_continues_the_game_and_says_so(tmp_path):
         second.stop()
 
 
+def test_a_second_start_on_the_same_game_log_is_refused_while_reading_goes_on(companion, tmp_path):
+    import subprocess
+    import sys
+
+    companion.command({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]})
+    second = CompanionProcess(tmp_path / "home", db=companion.db)  # another `companion run` on the same file
+    out = subprocess.run([sys.executable, "-m", "companion.cli", "run", "--demo", "--host", "127.0.0.1", "--port",
+                          str(second.port), "--db", str(companion.db)],
+                         capture_output=True, text=True, timeout=60, env=second.env())
+    # it served the same log with an engine of its own: two writers, and the log could fork
+    assert out.returncode == 1 and out.stdout == "" and "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1
+    assert f"another companion (pid {companion.proc.pid}) is already using the game log {companion.db}" in out.stderr
+    listing = subprocess.run([sys.executable, "-m", "companion.cli", "log", "--db", str(companion.db)],
+                             capture_output=True, text=True, timeout=60, env=second.env())
+    assert listing.returncode == 0 and "Ann, Ben" in listing.stdout  # reading goes on while it serves
+    assert companion.command({"cmd": "kill", "player": "Ann"})[0] == 200  # the first one is untouched
+
+
 def test_zoo_game_leaves_the_camera_idle(companion):
     companion.command({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]})
     assert companion.press("Roll")[0] == 200
