@@ -85,6 +85,34 @@ def test_a_second_server_on_the_same_game_log_is_refused(db, argv, capsys, monke
     assert digest(db) == before  # the second start did not open the log
 
 
+ACCEPTED = "picamera2, a webcam index like 0, synthetic, a folder of images or a video file"
+
+
+@pytest.mark.parametrize("camera, status, says", [
+    ("nonsense", 2, "--camera: unknown camera source 'nonsense': use " + ACCEPTED),
+    ("synthetic:x", 2, "--camera: synthetic source seed must be a whole number, got 'synthetic:x'"),
+    ("99", 1, "--camera: webcam 99 cannot be opened (is it plugged in? try another index); --camera takes " + ACCEPTED),
+    ("{tmp}", 1, "--camera: '{tmp}' holds no images (.jpg, .png); --camera takes " + ACCEPTED),
+])
+def test_run_refuses_a_camera_it_cannot_open_at_the_start(tmp_path, camera, status, says, capsys, monkeypatch):
+    # it started anyway, said "demo mode: simulated camera", and the page showed the camera lost for good
+    monkeypatch.setattr("web.serve.ServerThread", lambda *a, **k: pytest.fail("the server started"))
+    db = tmp_path / "g.sqlite"
+    argv = ["run", "--demo", "--camera", camera.format(tmp=tmp_path / "empty"), "--db", str(db), "--port", "0"]
+    (tmp_path / "empty").mkdir()
+    assert main(argv) == status
+    assert "companion run: " + says.format(tmp=tmp_path / "empty") in one_line(capsys)
+    assert not db.exists()  # refused before the game log was touched
+
+
+def test_a_camera_from_the_settings_file_is_named_with_the_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("web.serve.ServerThread", lambda *a, **k: pytest.fail("the server started"))
+    config = tmp_path / "companion.toml"
+    config.write_text('[companion]\ncamera = "99"\n', encoding="utf-8")
+    assert main(["run", "--demo", "--config", str(config), "--db", str(tmp_path / "g.sqlite"), "--port", "0"]) == 1
+    assert f"companion run: camera in {config}: webcam 99 cannot be opened" in one_line(capsys)
+
+
 @pytest.mark.parametrize("command", ["run", "serve"])
 @pytest.mark.parametrize("flags, named", [(["--port", "-1"], "--port"), (["--port", "99999"], "--port"),
                                           (["--host", "999.1.1.1"], "--host '999.1.1.1'")])

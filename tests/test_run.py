@@ -123,6 +123,61 @@ def test_a_second_start_on_the_same_game_log_is_refused_while_reading_goes_on(co
     assert companion.command({"cmd": "kill", "player": "Ann"})[0] == 200  # the first one is untouched
 
 
+def test_the_camera_opened_at_the_start_is_watched_and_one_lost_in_a_game_is_opened_again(table):
+    import threading
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from companion.errors import CameraError
+    from table_companion.run import StartCamera
+    from vision.tray import TrayWatcher
+
+    class Webcam:
+        def __init__(self, frames):
+            self.frames, self.closed = frames, False
+
+        def read(self):
+            if self.frames == 0:
+                raise CameraError("webcam 0 stopped delivering frames (unplugged?)")
+            self.frames -= 1
+            return 0.0, np.zeros((48, 64, 3), np.uint8)
+
+        def close(self):
+            self.closed = True
+
+    opened, tries, back = [], [], threading.Event()
+
+    def opener(spec):
+        tries.append(spec)
+        if len(tries) == 2:  # unplugged: the first try to open it again fails
+            raise CameraError("webcam 0 cannot be opened (is it plugged in? try another index)")
+        opened.append(Webcam(2 if not opened else 10**9))
+        if len(opened) == 2:
+            back.set()
+        return opened[-1]
+
+    camera = StartCamera("0", "--camera", opener)
+    assert tries == ["0"]  # opened at the start, before the watcher runs
+    table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "web")
+    with table.subscribe() as sub:
+        assert sub.get(2)["initial"]
+        idle = SimpleNamespace(reset=lambda: None)  # a Zoo game: the frames are not read for dice
+        watcher = TrayWatcher(table, camera, idle, retry_s=0.01).start()
+        try:
+            assert back.wait(10)  # lost during the game, then opened again: the companion carried on
+            seen = []
+            while [status for status, _ in seen[-2:]] != ["lost", "ok"]:
+                message = sub.get(5)
+                if message.get("kind") == "camera":
+                    seen.append((message["status"], message["text"]))
+        finally:
+            watcher.stop()
+            camera.close()
+    assert [status for status, _ in seen] == ["ok", "lost", "ok"] and "unplugged?" in seen[1][1]
+    assert tries == ["0", "0", "0"] and opened[0].closed
+
+
 def test_zoo_game_leaves_the_camera_idle(companion):
     companion.command({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]})
     assert companion.press("Roll")[0] == 200
