@@ -149,7 +149,8 @@ def make_folder(path: Path) -> None:
     except FileExistsError:
         raise GameLogError(f"cannot create the game log {path}: {folder} is a file, not a folder") from None
     except OSError as exc:
-        raise GameLogError(f"cannot create the game log {path}: {exc.strerror or exc} ({exc.filename or folder})") from None
+        raise GameLogError(f"cannot create the game log {path}: {exc.strerror or exc} "
+                           f"({exc.filename or folder})") from None
 
 
 def _create(path: Path) -> None:

@@ -61,7 +61,8 @@ def test_a_given_game_log_in_a_folder_that_does_not_exist_is_refused(tmp_path, a
     # the folders were made and the server started on a new, empty game log there
     monkeypatch.setattr("web.serve.ServerThread", lambda *a, **k: pytest.fail("the server started"))
     db = tmp_path / "typo" / "dir" / "x.sqlite"
-    assert main([*argv, "--db", str(db), "--port", "0"] if argv[0] in ("run", "serve") else [*argv, "--db", str(db)]) == 1
+    server = argv[0] in ("run", "serve")
+    assert main([*argv, "--db", str(db), *(["--port", "0"] if server else [])]) == 1
     assert f"the folder {db.parent} does not exist" in one_line(capsys)
     assert not (tmp_path / "typo").exists()
 
