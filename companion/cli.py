@@ -86,6 +86,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_log(args: argparse.Namespace) -> int:
+    # An output option the action does not use was dropped without a word (export --json printed JSON Lines).
+    if args.json and args.action is not None:
+        return _fail(f"--json is for the listing (`companion log --json`); `log {args.action}` does not take it"
+                     + ("; an export is JSON Lines already" if args.action == "export" else ""))
+    if args.out and args.action != "export":
+        return _fail(f"--out is for `companion log export GAME_ID`; "
+                     f"{'the listing' if args.action is None else '`log import`'} prints to the terminal")
     db = args.db or default_db_path()
     if args.action is None:
         with GameLog(db, readonly=True) as log:

@@ -77,13 +77,29 @@ def _no_constant(name: str) -> Any:
     raise BadCommand(f"{name} is not a number JSON allows; send a finite number")
 
 
-def load_json(text: str | bytes | bytearray) -> Any:
+def _once_each(pairs: list[tuple[str, Any]]) -> dict:
+    """A JSON object whose keys are all different, or BadCommand naming the first key given again."""
+    obj = dict(pairs)
+    if len(obj) < len(pairs):
+        first: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in first:
+                raise BadCommand(f"{quote(key)} is given twice ({quote(first[key])}, then {quote(value)}) "
+                                 f"in one object; give each key once")
+            first[key] = value
+    return obj
+
+
+def load_json(text: str | bytes | bytearray, *, repeated_keys: bool = False) -> Any:
     """Decode one command's JSON text within the bounds above, or raise BadCommand.
 
     Python's json module recurses once per level and turns any number into an int
     however long, so depth and number length are checked first: a crafted line is
     a one-line refusal, never a RecursionError or a second spent converting digits.
-    Text that is not JSON at all raises NotJSON (a BadCommand).
+    Text that is not JSON at all raises NotJSON (a BadCommand). A key given twice
+    in one object is refused (json keeps the last in silence, so {"cmd":"kill",
+    "cmd":"undo"} would be an undo); `repeated_keys=True` keeps the last, for game
+    logs accepted before this check.
     """
     if isinstance(text, (bytes, bytearray)):
         try:
@@ -97,7 +113,8 @@ def load_json(text: str | bytes | bytearray) -> Any:
     if deepest > MAX_NESTING:
         raise BadCommand(f"{quote(text[:60])} nests {deepest} levels deep; a command nests at most {MAX_NESTING}")
     try:
-        return json.loads(text, parse_int=_number(int), parse_float=_number(float), parse_constant=_no_constant)
+        return json.loads(text, parse_int=_number(int), parse_float=_number(float), parse_constant=_no_constant,
+                          object_pairs_hook=None if repeated_keys else _once_each)
     except BadCommand:
         raise
     except (ValueError, RecursionError) as exc:
@@ -348,9 +365,10 @@ def parse_command(raw: Mapping[str, Any] | str | bytes | Command) -> Command:
     unknown = [k for k in raw if k != "cmd" and k not in required and k not in optional]
     if unknown:
         allowed = ", ".join(("cmd",) + required + optional)
-        raise BadCommand(f"unknown key {quote(unknown[0])} in {quote(raw)}; a {name} takes {allowed}")
+        raise BadCommand(f"unknown key {quote(unknown[0])} in {quote(raw)}; the {name} command takes {allowed}")
     missing = [k for k in required if k not in raw]
     if missing:
-        raise BadCommand(f"{quote(raw)} is missing {quote(missing[0])}; a {name} takes {', '.join(('cmd',) + required + optional)}")
+        raise BadCommand(f"{quote(raw)} is missing {quote(missing[0])}; "
+                         f"the {name} command takes {', '.join(('cmd',) + required + optional)}")
     parse = getattr(cls, "_parse", None)
     return parse(raw) if parse else cls()

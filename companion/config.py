@@ -96,7 +96,8 @@ def load_settings(config: dict[str, Any], source: str = "the config file") -> Se
         if key == "camera" and isinstance(value, int):
             value = str(value)
         if type(value) is not want:
-            raise ConfigError(f"[companion] {key} in {source} must be a {want.__name__}, got {value!r}")
+            kind = "a whole number" if want is int else "a string"  # not the type's name: "a int"
+            raise ConfigError(f"[companion] {key} in {source} must be {kind}, got {value!r}")
         values[key] = value
     check_mode(values.get("coach", DEFAULT_MODE), f"[companion] in {source}")
     settings = Settings(**values)

@@ -37,6 +37,10 @@ class StoreError(GameLogError):
               "nothing was changed, and the server's log has the details")
 
 
+class GameLogInUse(CompanionError, BlockingIOError):
+    """Another `companion run` or `serve` is serving this game log (companion.loglock)."""
+
+
 class UnknownGame(CompanionError, LookupError):
     """A game id that the game log does not hold."""
 

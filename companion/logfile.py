@@ -16,6 +16,7 @@ import urllib.parse
 from pathlib import Path
 
 from .errors import GameLogError
+from .paths import data_dir
 
 # Format 1: meta, games(id, game, created), commands. Format 2 adds to each game whether it is
 # over (NULL: not known yet, as after the upgrade from 1) and, once it is, a summary for the
@@ -132,14 +133,29 @@ def _inspect(db: sqlite3.Connection, path: Path) -> int:
     return version
 
 
+def make_folder(path: Path) -> None:
+    """The folder the game log at `path` goes in. Only the companion's own data folder is made (on first
+    use): any other must exist already, as a typo in --db would start an empty log somewhere unexpected."""
+    folder = path.parent
+    if folder.is_dir():
+        return
+    if folder.exists():
+        raise GameLogError(f"cannot create the game log {path}: {folder} is a file, not a folder")
+    if folder.absolute() != data_dir().absolute():
+        raise GameLogError(f"cannot create the game log {path}: the folder {folder} does not exist; "
+                           "check the path, or make the folder first")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise GameLogError(f"cannot create the game log {path}: {folder} is a file, not a folder") from None
+    except OSError as exc:
+        raise GameLogError(f"cannot create the game log {path}: {exc.strerror or exc} "
+                           f"({exc.filename or folder})") from None
+
+
 def _create(path: Path) -> None:
     """A new, empty game log at `path`, made aside and linked into place whole."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise GameLogError(f"cannot create the game log {path}: {path.parent} is a file, not a folder") from None
-    except OSError as exc:
-        raise GameLogError(f"cannot create the game log {path}: {exc.strerror or exc} ({exc.filename or path.parent})") from None
+    make_folder(path)
     # Made under another name and linked into place whole, so the path never holds half a log.
     tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.new"
     try:

@@ -51,8 +51,9 @@ def cmd_dice_stats(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     stats = sub.add_parser("stats", help="statistics across every finished game: players, wins, honey, kills")
     stats.add_argument("--db", help=f"database (default {default_db_path()})")
-    stats.add_argument("--json", action="store_true", help="print the statistics as one JSON object")
-    stats.add_argument("--csv", action="store_true", help="print one CSV row per player")
+    output = stats.add_mutually_exclusive_group()  # one format: both printed the CSV and dropped --json
+    output.add_argument("--json", action="store_true", help="print the statistics as one JSON object")
+    output.add_argument("--csv", action="store_true", help="print one CSV row per player")
     stats.set_defaults(func=cmd_stats)
 
     dice = sub.add_parser("dice-stats", help="how the table's dice really fall (first rolls), tested against the coach")

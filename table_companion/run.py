@@ -16,12 +16,13 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from companion.config import Settings, default_config_path, load_settings, read_config
-from companion.errors import CompanionError, ConfigError
+from companion.errors import CameraError, CompanionError, ConfigError
 from companion.events import N_, worded
 from companion.gamelog import GameLog
+from companion.loglock import ServerLock
 from companion.notices import NoticeKind
 from companion.table import Table
 
@@ -75,7 +76,6 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
     from hw.pins import coerce
     from vision.reader import DiceReader
     from vision.settle import Settler
-    from vision.sources import open_source
     from vision.captures import DiceStore
     from vision.teach import Teacher
     from vision.tray import RollTracker, TrayWatcher
@@ -90,20 +90,25 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
     pin_map = coerce(config_path)
     store = DiceStore(settings.dice_path())
     reader = DiceReader(taught_model(store, settings, explicit=getattr(args, "model", None) is not None))
-    log = GameLog(settings.db_path(), clock=clock)
-    parts: dict[str, Any] = {"log": log, "demo": demo, "pin": pin, "made_up": made_up, "settings": settings}
+    camera = demo_camera() if demo and not settings.camera else None
+    # So does a camera that cannot be opened; one lost later, during a game, is waited for.
+    start_camera = None if camera is not None else StartCamera(settings.camera or "picamera2",
+                                                               camera_origin(args, settings, config_path))
+    parts: dict[str, Any] = {"camera": start_camera, "demo": demo, "pin": pin, "made_up": made_up,
+                             "settings": settings}
     try:
+        # A second server on this log stops here, before the log is opened.
+        parts["lock"] = ServerLock(settings.db_path()).acquire()
+        log = parts["log"] = GameLog(settings.db_path(), clock=clock)
         table = parts["table"] = Table(log).start()
         state = table.state()
         restarted = state is not None and not state.get("over")
         tracker = RollTracker()
-        camera = demo_camera() if demo and not settings.camera else None
         if camera is not None:
             open_camera = lambda: camera  # noqa: E731 - the demo's camera never goes away
             roller = parts["roller"] = DemoRoller(table, camera, tracker)
         else:
-            spec = settings.camera or "picamera2"
-            open_camera = lambda: open_source(spec)  # noqa: E731 - reopened after the camera is lost
+            open_camera = start_camera
         watcher = parts["watcher"] = TrayWatcher(table, open_camera, Settler(settings.still_ms / 1000, reader),
                                                  tracker=tracker)
         on_roll = roller.roll if camera is not None else watcher.read_now
@@ -136,6 +141,40 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
         raise
 
 
+def camera_origin(args: argparse.Namespace, settings: Settings, config_path: str | None) -> str:
+    """Where the camera spec came from, for the message when it cannot be opened."""
+    if args.camera is not None:
+        return "--camera"
+    return f"camera in {config_path}" if settings.camera else "the default camera (picamera2)"
+
+
+class StartCamera:
+    """The camera of `spec`, opened at the start: one that cannot be opened stops the start in one line
+    (the page's "camera lost" did not tell a typo in --camera from an unplugged cable). The tray watcher
+    is handed this first source, then opens the spec again itself each time the camera is lost."""
+
+    def __init__(self, spec: str, origin: str, opener: Callable[[str], Any] | None = None):
+        from vision.sources import SPECS, UnknownSource, open_source
+
+        self.spec, self._open = spec, opener or open_source
+        try:
+            self._first = self._open(spec)
+        except UnknownSource as exc:  # it says what is accepted itself
+            raise UnknownSource(f"{origin}: {exc}") from None
+        except CameraError as exc:
+            raise CameraError(f"{origin}: {exc}; --camera takes {SPECS}") from None
+
+    def __call__(self) -> Any:
+        first, self._first = self._first, None
+        return first if first is not None else self._open(self.spec)
+
+    def close(self) -> None:
+        """Close the first source if the watcher never took it (it closes what it took)."""
+        first, self._first = self._first, None
+        if first is not None:
+            first.close()
+
+
 def taught_model(store: Any, settings: Settings, explicit: bool):
     """The model to read with: --model on the command line, else the one taught from the phone (the
     data folder's, so it survives restarts), else the config's model, else the shipped one."""
@@ -154,8 +193,9 @@ def taught_model(store: Any, settings: Settings, explicit: bool):
 
 
 def shutdown(parts: dict[str, Any]) -> None:
-    """Stop what build() started, camera first and the game log last."""
-    for name, method in (("corrections", "stop"), ("watcher", "stop"), ("panel", "close"), ("table", "stop"), ("log", "close")):
+    """Stop what build() started, camera first, then the game log and last its lock."""
+    for name, method in (("corrections", "stop"), ("watcher", "stop"), ("camera", "close"), ("panel", "close"),
+                         ("table", "stop"), ("log", "close"), ("lock", "release")):
         part = parts.get(name)
         if part is None:
             continue

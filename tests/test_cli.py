@@ -95,3 +95,21 @@ def test_bad_arguments_are_refused_without_traceback(tmp_path, argv, capsys):
         argv += ["--db", str(tmp_path / "g.sqlite")]
     assert main(argv) == 2
     assert capsys.readouterr().err.strip()
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["log", "export", "1", "--json"], "--json"),  # printed JSON Lines, not the JSON asked for
+    (["log", "import", str(EXAMPLES / "rulebook-example-1.jsonl"), "--json"], "--json"),
+    (["log", "--out", "{tmp}/games.txt"], "--out"),  # the listing went to the terminal, no file was written
+    (["log", "import", str(EXAMPLES / "rulebook-example-1.jsonl"), "--out", "{tmp}/x.jsonl"], "--out"),
+])
+def test_log_refuses_an_output_option_its_action_would_ignore(tmp_path, argv, named, capsys):
+    db = tmp_path / "g.sqlite"
+    assert main(["log", "import", str(EXAMPLES / "rulebook-example-1.jsonl"), "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main([a.format(tmp=tmp_path) for a in argv] + ["--db", str(db)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and named in err
+    assert not list(tmp_path.glob("*.txt")) and not (tmp_path / "x.jsonl").exists()
+    assert main(["log", "--db", str(db), "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 1  # nothing was imported

@@ -55,6 +55,65 @@ def test_run_with_a_game_log_that_cannot_be_created(tmp_path, where, capsys):
     assert f"cannot create the game log {db}" in one_line(capsys)
 
 
+@pytest.mark.parametrize("argv", [["serve", "--pin", "123456"], ["run", "--demo", "--pin", "123456"],
+                                  ["log", "import", str(FULL_GAME)], ["stats"]])
+def test_a_given_game_log_in_a_folder_that_does_not_exist_is_refused(tmp_path, argv, capsys, monkeypatch):
+    # the folders were made and the server started on a new, empty game log there
+    monkeypatch.setattr("web.serve.ServerThread", lambda *a, **k: pytest.fail("the server started"))
+    db = tmp_path / "typo" / "dir" / "x.sqlite"
+    server = argv[0] in ("run", "serve")
+    assert main([*argv, "--db", str(db), *(["--port", "0"] if server else [])]) == 1
+    assert f"the folder {db.parent} does not exist" in one_line(capsys)
+    assert not (tmp_path / "typo").exists()
+
+
+@pytest.mark.parametrize("argv", [["serve"], ["run", "--demo"]])
+def test_a_second_server_on_the_same_game_log_is_refused(db, argv, capsys, monkeypatch):
+    import os
+
+    from companion.loglock import ServerLock
+
+    # a second server opened the log too: two engines, two writers, and the log could fork
+    monkeypatch.setattr("web.serve.ServerThread", lambda *a, **k: pytest.fail("the second server started"))
+    before = digest(db)
+    with ServerLock(db):  # as the first `companion run` or `serve` holds it
+        assert main([*argv, "--db", str(db), "--pin", "123456", "--port", "0"]) == 1
+        line = one_line(capsys)
+        assert f"another companion (pid {os.getpid()}) is already using the game log {db}" in line
+        # reading goes on while a server runs
+        assert main(["log", "--db", str(db)]) == 0 and main(["replay", "--db", str(db), "1"]) == 0
+        assert main(["stats", "--db", str(db)]) == 0
+    assert digest(db) == before  # the second start did not open the log
+
+
+ACCEPTED = "picamera2, a webcam index like 0, synthetic, a folder of images or a video file"
+
+
+@pytest.mark.parametrize("camera, status, says", [
+    ("nonsense", 2, "--camera: unknown camera source 'nonsense': use " + ACCEPTED),
+    ("synthetic:x", 2, "--camera: synthetic source seed must be a whole number, got 'synthetic:x'"),
+    ("99", 1, "--camera: webcam 99 cannot be opened (is it plugged in? try another index); --camera takes " + ACCEPTED),
+    ("{tmp}", 1, "--camera: '{tmp}' holds no images (.jpg, .png); --camera takes " + ACCEPTED),
+])
+def test_run_refuses_a_camera_it_cannot_open_at_the_start(tmp_path, camera, status, says, capsys, monkeypatch):
+    # it started anyway, said "demo mode: simulated camera", and the page showed the camera lost for good
+    monkeypatch.setattr("web.serve.ServerThread", lambda *a, **k: pytest.fail("the server started"))
+    db = tmp_path / "g.sqlite"
+    argv = ["run", "--demo", "--camera", camera.format(tmp=tmp_path / "empty"), "--db", str(db), "--port", "0"]
+    (tmp_path / "empty").mkdir()
+    assert main(argv) == status
+    assert "companion run: " + says.format(tmp=tmp_path / "empty") in one_line(capsys)
+    assert not db.exists()  # refused before the game log was touched
+
+
+def test_a_camera_from_the_settings_file_is_named_with_the_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("web.serve.ServerThread", lambda *a, **k: pytest.fail("the server started"))
+    config = tmp_path / "companion.toml"
+    config.write_text('[companion]\ncamera = "99"\n', encoding="utf-8")
+    assert main(["run", "--demo", "--config", str(config), "--db", str(tmp_path / "g.sqlite"), "--port", "0"]) == 1
+    assert f"companion run: camera in {config}: webcam 99 cannot be opened" in one_line(capsys)
+
+
 @pytest.mark.parametrize("command", ["run", "serve"])
 @pytest.mark.parametrize("flags, named", [(["--port", "-1"], "--port"), (["--port", "99999"], "--port"),
                                           (["--host", "999.1.1.1"], "--host '999.1.1.1'")])
@@ -174,3 +233,10 @@ def test_send_names_an_address_it_cannot_use_in_one_line(url, says, capsys):
     # an address typed without http:// (as the banner shows it) is tried as http; the rest is named
     assert main(["send", '{"cmd":"undo"}', "--url", url, "--pin", "123456"]) == 1
     assert says in one_line(capsys)
+
+
+def test_send_refuses_a_key_given_twice_before_the_network(capsys):
+    # it went out as {"cmd":"undo"}: the last "cmd" won in silence
+    assert main(["send", '{"cmd":"kill","cmd":"undo"}', "--url", "127.0.0.1:9", "--pin", "123456"]) == 2
+    line = one_line(capsys)
+    assert '"cmd" is given twice' in line and "cannot reach" not in line

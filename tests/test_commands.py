@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from companion.commands import Choose, Flip, NewGame, Roll, Stop, Undo, parse_command
@@ -105,3 +107,27 @@ def test_simple_commands_and_round_trip():
 def test_names_of_faces_and_commands_are_exact(raw):
     with pytest.raises(BadCommand):
         parse_command(raw)
+
+
+@pytest.mark.parametrize("raw", ['{"cmd":"undo","x":1}', '{"cmd":"animals_cleared","x":1}', '{"cmd":"kill"}',
+                                 '{"cmd":"undo","steps":2}'])
+def test_what_a_command_takes_is_said_without_a_wrong_article(raw):
+    # "a undo takes cmd" read wrongly; the sentence names the command without an article
+    with pytest.raises(BadCommand) as info:
+        parse_command(raw)
+    message = str(info.value)
+    assert " a undo" not in message and " a animals_cleared" not in message
+    name = json.loads(raw)["cmd"]
+    assert f"the {name} command takes cmd" in message
+
+
+@pytest.mark.parametrize("text, key", [
+    ('{"cmd":"kill","cmd":"undo"}', "cmd"),
+    ('{"cmd":"kill","player":"Ann","player":"Ben"}', "player"),
+    ('{"cmd":"new_game","game":"zoo","players":["Ann","Ben"],"rules":{"x":1,"x":2}}', "x"),
+])
+def test_a_key_given_twice_is_refused_by_name(text, key):
+    # the last one won in silence: {"cmd":"kill","cmd":"undo"} was an undo
+    with pytest.raises(BadCommand) as info:
+        parse_command(text)
+    assert f'"{key}" is given twice' in str(info.value) and "give each key once" in str(info.value)

@@ -22,7 +22,8 @@ def test_no_file_means_the_defaults():
 
 @pytest.mark.parametrize("text, words", [
     ('[companion]\nprot = 8000\n', "unknown setting 'prot'"),
-    ('[companion]\nport = "8000"\n', "port .* must be a int"),
+    ('[companion]\nport = "8000"\n', "port .* must be a whole number, got '8000'"),  # not "a int"
+    ('[companion]\nhost = 8000\n', "host .* must be a string, got 8000"),
     ('[companion]\nport = 70000\n', "port .* 1-65535"),
     ('[companion]\nstill_ms = 0\n', "still_ms"),
     ('companion = 3\n', r"\[companion\] .* must be a table"),

@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import re
 import sqlite3
 
 import pytest
@@ -160,6 +161,20 @@ def test_a_writer_cannot_create_a_log_where_a_folder_cannot_be(tmp_path):
         GameLog(blocker / "g.sqlite")
     with pytest.raises(GameLogError, match="cannot create the game log"):
         GameLog("/proc/nonexistent/g.sqlite")
+
+
+def test_a_writer_makes_only_the_default_data_folder(tmp_path, monkeypatch):
+    from companion.paths import default_db_path
+
+    # A typo in a given path made the missing folders and started an empty log there
+    with pytest.raises(GameLogError, match=re.escape(f"the folder {tmp_path / 'typo' / 'dir'} does not exist")):
+        GameLog(tmp_path / "typo" / "dir" / "g.sqlite")
+    assert not (tmp_path / "typo").exists()
+    # The companion's own data folder is made on first use, as it always was
+    monkeypatch.delenv("COMPANION_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg" / "share"))
+    with GameLog(default_db_path()) as log:
+        assert log.path == tmp_path / "xdg" / "share" / "table-companion" / "games.sqlite" and log.path.exists()
 
 
 def test_a_final_move_that_cannot_be_stored_leaves_the_game_under_way(tmp_path, monkeypatch):

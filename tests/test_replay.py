@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import shutil
 import subprocess
 import sys
 
@@ -18,9 +17,9 @@ NEW3 = '{"cmd":"new_game","game":"zombee","players":["Tom","Mia","Ann"]}'
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    exe = shutil.which("companion")
-    cmd = [exe, *args] if exe else [sys.executable, "-c", "import sys; from companion.cli import main; sys.exit(main())", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    # The code under test, as test_cli runs it: an installed `companion` script may be another checkout's.
+    cmd = [sys.executable, "-m", "companion.cli", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=ROOT)
 
 
 def replay_json(path: pathlib.Path) -> dict:
@@ -210,3 +209,9 @@ def test_human_summary_of_a_finished_game():
     assert done.returncode == 0
     winner = replay_json(EXAMPLES / "zombee-full-game.jsonl")["winner"]
     assert "over" in done.stdout and winner in done.stdout.splitlines()[-1]
+
+
+def test_an_old_log_line_with_a_key_given_twice_still_replays():
+    # New input refuses a repeated key; a log that was accepted once must still open (the last key wins, as it did)
+    engine, accepted = replay_lines([NEW3, '{"cmd":"roll","faces":["bee","bee","bee","bee","bee"],"cmd":"roll"}'])
+    assert engine.seq == 2 and accepted[1]["cmd"] == "roll"

@@ -104,6 +104,80 @@ def test_a_restart_continues_the_game_and_says_so(tmp_path):
         second.stop()
 
 
+def test_a_second_start_on_the_same_game_log_is_refused_while_reading_goes_on(companion, tmp_path):
+    import subprocess
+    import sys
+
+    companion.command({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]})
+    second = CompanionProcess(tmp_path / "home", db=companion.db)  # another `companion run` on the same file
+    out = subprocess.run([sys.executable, "-m", "companion.cli", "run", "--demo", "--host", "127.0.0.1", "--port",
+                          str(second.port), "--db", str(companion.db)],
+                         capture_output=True, text=True, timeout=60, env=second.env())
+    # it served the same log with an engine of its own: two writers, and the log could fork
+    assert out.returncode == 1 and out.stdout == "" and "Traceback" not in out.stderr
+    assert out.stderr.count("\n") == 1
+    assert f"another companion (pid {companion.proc.pid}) is already using the game log {companion.db}" in out.stderr
+    listing = subprocess.run([sys.executable, "-m", "companion.cli", "log", "--db", str(companion.db)],
+                             capture_output=True, text=True, timeout=60, env=second.env())
+    assert listing.returncode == 0 and "Ann, Ben" in listing.stdout  # reading goes on while it serves
+    assert companion.command({"cmd": "kill", "player": "Ann"})[0] == 200  # the first one is untouched
+
+
+def test_the_camera_opened_at_the_start_is_watched_and_one_lost_in_a_game_is_opened_again(table):
+    import threading
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from companion.errors import CameraError
+    from table_companion.run import StartCamera
+    from vision.tray import TrayWatcher
+
+    class Webcam:
+        def __init__(self, frames):
+            self.frames, self.closed = frames, False
+
+        def read(self):
+            if self.frames == 0:
+                raise CameraError("webcam 0 stopped delivering frames (unplugged?)")
+            self.frames -= 1
+            return 0.0, np.zeros((48, 64, 3), np.uint8)
+
+        def close(self):
+            self.closed = True
+
+    opened, tries, back = [], [], threading.Event()
+
+    def opener(spec):
+        tries.append(spec)
+        if len(tries) == 2:  # unplugged: the first try to open it again fails
+            raise CameraError("webcam 0 cannot be opened (is it plugged in? try another index)")
+        opened.append(Webcam(2 if not opened else 10**9))
+        if len(opened) == 2:
+            back.set()
+        return opened[-1]
+
+    camera = StartCamera("0", "--camera", opener)
+    assert tries == ["0"]  # opened at the start, before the watcher runs
+    table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "web")
+    with table.subscribe() as sub:
+        assert sub.get(2)["initial"]
+        idle = SimpleNamespace(reset=lambda: None)  # a Zoo game: the frames are not read for dice
+        watcher = TrayWatcher(table, camera, idle, retry_s=0.01).start()
+        try:
+            assert back.wait(10)  # lost during the game, then opened again: the companion carried on
+            seen = []
+            while [status for status, _ in seen[-2:]] != ["lost", "ok"]:
+                message = sub.get(5)
+                if message.get("kind") == "camera":
+                    seen.append((message["status"], message["text"]))
+        finally:
+            watcher.stop()
+            camera.close()
+    assert [status for status, _ in seen] == ["ok", "lost", "ok"] and "unplugged?" in seen[1][1]
+    assert tries == ["0", "0", "0"] and opened[0].closed
+
+
 def test_zoo_game_leaves_the_camera_idle(companion):
     companion.command({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]})
     assert companion.press("Roll")[0] == 200

@@ -138,6 +138,17 @@ def test_cli_stats_and_dice_stats(log):
     assert "First rolls: 7 (35 dice)" in run_cli("dice-stats", "--db", str(log.path)).stdout
 
 
+def test_stats_refuses_two_output_formats_at_once(log, capsys):
+    from companion.cli import main
+
+    # --json --csv printed CSV alone, as if --json had not been given
+    with pytest.raises(SystemExit) as exited:
+        main(["stats", "--db", str(log.path), "--json", "--csv"])
+    out, err = capsys.readouterr()
+    assert exited.value.code == 2 and out == ""
+    assert "--csv: not allowed with argument --json" in err and "Traceback" not in err
+
+
 # --- the statistics themselves --------------------------------------------------------------------
 
 

@@ -143,6 +143,16 @@ def test_refused_command_is_400_and_changes_nothing(client, body, words):
     assert client.get("/api/state").get_json() == before
 
 
+def test_a_key_given_twice_is_400_naming_it_and_changes_nothing(client):
+    post(client, ZOO)
+    before = client.get("/api/state").get_json()
+    # {"cmd":"kill","player":"Ann","player":"Ben"} gave Ben the kill: the last key won in silence
+    r = client.post("/api/commands", data='{"cmd":"kill","player":"Ann","player":"Ben"}',
+                    content_type="application/json", headers=AUTH)
+    assert r.status_code == 400 and '"player" is given twice' in r.get_json()["error"]
+    assert client.get("/api/state").get_json() == before
+
+
 def test_json_that_is_not_an_object_is_400(client):
     r = client.post("/api/commands", data="[1, 2]", content_type="application/json", headers=AUTH)
     assert r.status_code == 400 and "object" in r.get_json()["error"]

@@ -19,9 +19,14 @@ from .reader import read_image
 from .synthetic import SyntheticCamera
 
 __all__ = ["EndOfStream", "FrameSource", "Picamera2Source", "WebcamSource", "FolderSource", "VideoFileSource",
-           "SyntheticCamera", "open_source"]
+           "SyntheticCamera", "UnknownSource", "SPECS", "open_source"]
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
+SPECS = "picamera2, a webcam index like 0, synthetic, a folder of images or a video file"  # what open_source takes
+
+
+class UnknownSource(CameraError, ValueError):
+    """A camera spec that names no source at all: a typo to fix, not a camera to wait for."""
 
 
 class Picamera2Source(FrameSource):
@@ -183,12 +188,11 @@ def open_source(spec: str, **kwargs) -> FrameSource:
     if spec == "synthetic" or spec.startswith("synthetic:"):
         seed = spec.partition(":")[2]
         if seed and not seed.isdigit():
-            raise CameraError(f"synthetic source seed must be a whole number, got {spec!r}")
+            raise UnknownSource(f"synthetic source seed must be a whole number, got {spec!r}")
         return SyntheticCamera(seed=int(seed) if seed else None, **kwargs)
     path = Path(spec)
     if path.is_dir():
         return FolderSource(path, **kwargs)
     if path.is_file():
         return VideoFileSource(path)
-    raise CameraError(f"unknown camera source {spec!r}: use picamera2, a webcam index like 0, synthetic, "
-                      "a folder of images or a video file")
+    raise UnknownSource(f"unknown camera source {spec!r}: use {SPECS}")

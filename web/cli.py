@@ -87,6 +87,7 @@ def banner(url: str, pin: str, made_up: str | bool | None, local_url: str | None
 def handle(args: argparse.Namespace) -> int:
     from companion.errors import CompanionError
     from companion.gamelog import GameLog
+    from companion.loglock import ServerLock
     from companion.paths import default_db_path
     from companion.table import Table
 
@@ -106,9 +107,13 @@ def handle(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"companion serve: {exc}", file=sys.stderr)
         return 2
+    db = args.db or default_db_path()
+    lock = ServerLock(db)
     try:
-        gamelog = GameLog(args.db or default_db_path())
+        lock.acquire()  # before the log is opened: a second server must not touch it
+        gamelog = GameLog(db)
     except CompanionError as exc:
+        lock.release()
         print(f"companion serve: {exc}", file=sys.stderr)
         return 1
     table = Table(gamelog).start()
@@ -130,3 +135,4 @@ def handle(args: argparse.Namespace) -> int:
     finally:
         table.stop()
         gamelog.close()
+        lock.release()
