@@ -93,7 +93,8 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
     camera = demo_camera() if demo and not settings.camera else None
     # So does a camera that cannot be opened; one lost later, during a game, is waited for.
     start_camera = None if camera is not None else StartCamera(settings.camera or "picamera2",
-                                                               camera_origin(args, settings, config_path))
+                                                               camera_origin(args, settings, config_path),
+                                                               required=args.camera is not None)
     parts: dict[str, Any] = {"camera": start_camera, "demo": demo, "pin": pin, "made_up": made_up,
                              "settings": settings}
     try:
@@ -149,20 +150,27 @@ def camera_origin(args: argparse.Namespace, settings: Settings, config_path: str
 
 
 class StartCamera:
-    """The camera of `spec`, opened at the start: one that cannot be opened stops the start in one line
-    (the page's "camera lost" did not tell a typo in --camera from an unplugged cable). The tray watcher
-    is handed this first source, then opens the spec again itself each time the camera is lost."""
+    """The camera of `spec`, opened at the start. A spec that names no camera at all stops the start in
+    one line (the page's "camera lost" did not tell a typo from an unplugged cable), and so does a camera
+    asked for on the command line (`required`: someone at a terminal waits for the answer). One from the
+    settings file or the default Pi camera that is merely not there yet (a loose ribbon at boot) is said
+    in one line, and the companion starts without it: the phones and the panel keep the score by hand,
+    and the watcher opens it when it comes. The tray watcher is handed the first source, then opens the
+    spec again itself each time the camera is lost."""
 
-    def __init__(self, spec: str, origin: str, opener: Callable[[str], Any] | None = None):
+    def __init__(self, spec: str, origin: str, opener: Callable[[str], Any] | None = None, required: bool = True,
+                 warn: Callable[[str], Any] | None = None):
         from vision.sources import SPECS, UnknownSource, open_source
 
-        self.spec, self._open = spec, opener or open_source
+        self.spec, self._open, self._first = spec, opener or open_source, None
         try:
             self._first = self._open(spec)
         except UnknownSource as exc:  # it says what is accepted itself
             raise UnknownSource(f"{origin}: {exc}") from None
         except CameraError as exc:
-            raise CameraError(f"{origin}: {exc}; --camera takes {SPECS}") from None
+            if required:
+                raise CameraError(f"{origin}: {exc}; --camera takes {SPECS}") from None
+            (warn or _warn)(f"{origin}: {exc}; starting without it (dice by hand on the phones) until it is found")
 
     def __call__(self) -> Any:
         first, self._first = self._first, None
@@ -173,6 +181,10 @@ class StartCamera:
         first, self._first = self._first, None
         if first is not None:
             first.close()
+
+
+def _warn(line: str) -> None:
+    print(f"companion run: {line}", file=sys.stderr, flush=True)
 
 
 def taught_model(store: Any, settings: Settings, explicit: bool):
