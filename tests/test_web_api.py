@@ -62,6 +62,7 @@ def test_info_without_demo(client):
     assert info["dice"] == 5 and info["max_rolls"] == 3 and info["faces"] == ["bee", "honey", "zzz", "zombee"]
     assert info["flower_totals"] == {"bee": 11, "question": 2, "zombee": 1}
     assert info["lock_names"]["lions_den"] == "Lions' Den" and list(info["lock_names"]) == info["locks"]
+    assert info["players"] == {"zombee": {"min": 2, "max": 5}, "zoo": {"min": 2, "max": 6}} and info["name_chars"] == 40
 
 
 # --- reading ----------------------------------------------------------------------------------

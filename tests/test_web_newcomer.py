@@ -68,3 +68,43 @@ def test_a_moments_banner_never_lies_over_a_control(browser, site, width):  # no
     expect(banner).to_be_hidden()
     assert not page.errors, page.errors
     page.context.close()
+
+
+SENTENCES = {
+    "en": {"kills": "Ann can take at most 100 kills at once.",
+           "one name": "ZomBee is for 2 to 5 players, and one name was typed.",
+           "twice": "Each player needs a name of their own: Ann is there twice.",
+           "timers": "the timers of all 4 locks on the board move from 60:00 to 30:00"},
+    "de": {"kills": "Für Ann lassen sich höchstens 100 erlegte Zombies auf einmal eintragen.",
+           "one name": "ZomBee ist für 2 bis 5 Personen, und es wurde ein Name eingetragen.",
+           "twice": "Jede Person braucht einen eigenen Namen: Ann steht zweimal da.",
+           "timers": "die Uhren aller 4 Schlösser auf dem Spielplan springen von 60:00 auf 30:00"},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_common_refusals_and_the_lock_steps_read_as_sentences(browser, site, lang):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page = phone(browser, 390)
+    words = SENTENCES[lang]
+    table = site.table
+    state = table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "cli")
+    open_live(page, site.url, lang)
+    showing(page, state)
+    page.fill("#zoo-count", "500")
+    page.locator("#zoo-controls button.primary").click()  # Add kills
+    # It showed the API's detail: "'count' must be from 1 to 100, got 500 in"
+    expect(page.locator("#ov-msg")).to_have_text(words["kills"])
+    page.locator("#setup summary").click()
+    for typed, said in (("Ann", words["one name"]), ("Ann, ann", words["twice"])):
+        page.fill("#ng-players", typed)
+        page.locator("#new-game button[type=submit]").click()
+        page.locator(".ask button.primary").click()  # yes, over the Zoo game under way
+        expect(page.locator("#ov-msg")).to_have_text(said)
+    assert table.state()["game_id"] == state["game_id"]
+    table.submit({"cmd": "kill", "player": "Ann", "count": 6}, "cli")
+    expect(page.locator("#events .event").first).to_contain_text(words["timers"])  # it read "60:00 -> 30:00"
+    expect(page.locator("#events")).not_to_contain_text("->")
+    assert not page.errors, page.errors
+    page.context.close()
