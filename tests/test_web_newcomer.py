@@ -108,3 +108,39 @@ def test_common_refusals_and_the_lock_steps_read_as_sentences(browser, site, lan
     expect(page.locator("#events")).not_to_contain_text("->")
     assert not page.errors, page.errors
     page.context.close()
+
+
+def test_the_german_page_names_its_own_buttons_and_writes_german_numbers(browser, site):  # noqa: F811
+    import re
+
+    from playwright.sync_api import expect
+
+    page = phone(browser, 390)
+    table = site.table
+    state = table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "cli")
+    open_live(page, site.url, "de")
+    showing(page, state)
+    # The hints name the buttons in German ("Halte Zurück…", "Mit Auswahl oder Schloss…"): so do the buttons
+    # (they read Select, Undo, Lock), and a press says so ("Select gedrückt." on a German page).
+    labels = ["Auswahl", "OK", "Zurück", "Erlegt", "Leben -", "Kugel -", "Schloss"]
+    expect(page.locator("#panel-buttons .panel-btn:visible")).to_have_text(labels)
+    expect(page.locator("#panel-picked")).to_have_text("Mit Auswahl oder Schloss ist nichts gewählt.")
+    page.locator("#panel-buttons").get_by_role("button", name="Auswahl").click()
+    expect(page.locator("#panel-msg")).to_have_text("Auswahl gedrückt.")
+    expect(page.locator('.seat[data-player="Ann"] .sr-only')).to_have_text("leuchtet")  # it said "lit"
+    expect(page.locator('.seat[data-player="Ben"] .sr-only')).to_have_text("aus")  # and "off"
+    expect(page.locator("#panel-sound")).to_have_text("Ein kurzer Piepton: der Tastendruck wurde angenommen.")
+    # The coach's numbers with a decimal comma (they had the English point: "0.58").
+    table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "cli")
+    state = table.submit({"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}, "cli")
+    showing(page, state)
+    page.locator("#coach-modes").get_by_role("button", name="Voll").click()
+    figures = page.locator("#coach-table td")
+    expect(figures.first).to_be_visible()
+    expect(page.locator("#dice-stats")).to_contain_text("Chi-Quadrat")
+    numbers = " ".join(figures.all_inner_texts() + [page.locator("#dice-stats").inner_text()])
+    assert re.search(r"\d,\d\d", numbers) and not re.search(r"\d\.\d", numbers), numbers
+    page.locator("#coach-modes").get_by_role("button", name="Tipp").click()
+    expect(page.locator("#coach-modes button[aria-pressed=true]")).to_have_text("Tipp")
+    assert not page.errors, page.errors
+    page.context.close()

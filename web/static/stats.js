@@ -87,8 +87,8 @@
     honeyLines(zb);
     const zoo = s.players.filter((p) => p.zoo_games);
     TC.show("st-zoo-card", zoo.length > 0);
-    rows("st-zoo", zoo, (p) => [p.zoo_games, p.kills, p.locks, p.deaths, p.average_score.toFixed(1)]);
-    bars("st-score", zoo, (p) => p.average_score, (p) => p.average_score.toFixed(1), "zoo");
+    rows("st-zoo", zoo, (p) => [p.zoo_games, p.kills, p.locks, p.deaths, TC.number(p.average_score, 1)]);
+    bars("st-score", zoo, (p) => p.average_score, (p) => TC.number(p.average_score, 1), "zoo");
   }
 
   document.addEventListener("DOMContentLoaded", async () => {
