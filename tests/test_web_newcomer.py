@@ -144,3 +144,27 @@ def test_the_german_page_names_its_own_buttons_and_writes_german_numbers(browser
     expect(page.locator("#coach-modes button[aria-pressed=true]")).to_have_text("Tipp")
     assert not page.errors, page.errors
     page.context.close()
+
+
+@pytest.mark.parametrize("width, lang", [(320, "en"), (320, "de"), (390, "en"), (390, "de")])
+def test_each_dies_word_fits_its_die(browser, site, width, lang):  # noqa: F811
+    page = phone(browser, width)
+    table = site.table
+    table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "cli")
+    table.submit({"cmd": "roll", "faces": ["bee", "honey", "zzz", "zombee", "zombee"]}, "cli")
+    state = table.submit({"cmd": "roll", "reroll": ["honey"], "faces": ["zombee"]}, "cli")  # ZomBee beside ZomBee
+    open_live(page, site.url, lang)
+    showing(page, state)
+    boxes = page.evaluate("""() => [...document.querySelectorAll('#zombee .die')].map((d) => {
+      const l = d.querySelector('.die-label').getBoundingClientRect(), b = d.getBoundingClientRect();
+      return {word: d.textContent, left: l.left, right: l.right, dieLeft: b.left, dieRight: b.right};
+    })""")
+    assert len(boxes) == 5
+    # "ZomBee" was 47 px wide on a 42 px die: its letters ran into the next die's word.
+    spill = [b for b in boxes if b["left"] < b["dieLeft"] - 0.5 or b["right"] > b["dieRight"] + 0.5]
+    assert not spill, spill
+    words = sorted(boxes, key=lambda b: b["left"])
+    assert all(a["right"] <= b["left"] for a, b in zip(words, words[1:])), words
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert not page.errors, page.errors
+    page.context.close()
