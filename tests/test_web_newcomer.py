@@ -168,3 +168,36 @@ def test_each_dies_word_fits_its_die(browser, site, width, lang):  # noqa: F811
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert not page.errors, page.errors
     page.context.close()
+
+
+def test_the_dice_counters_stop_at_the_dice_thrown_now(browser, site):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page = phone(browser, 390)
+    table = site.table
+    state = table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "cli")
+    open_live(page, site.url)
+    showing(page, state)
+    more = lambda face: page.get_by_role("button", name=f"one {face} more")  # noqa: E731
+    for _ in range(5):
+        more("Bee").click()
+    # The first roll throws all five dice (it let a sixth, seventh... be entered).
+    for face in ("Bee", "Honey", "Zzz", "ZomBee"):
+        expect(more(face)).to_be_disabled()
+    expect(page.get_by_role("button", name="one Honey less")).to_be_disabled()  # none to take away
+    expect(page.locator("#roll-hint")).to_have_text("5 of 5 dice entered")
+    page.get_by_role("button", name="one Bee less").click()
+    expect(more("Honey")).to_be_enabled()
+    # A later roll throws the dice picked up: none picked, nothing to enter; two picked, two faces.
+    state = table.submit({"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}, "cli")
+    showing(page, state)
+    expect(more("Bee")).to_be_disabled()
+    picks = page.locator("#zb-controls .die-btn")
+    picks.nth(0).click()
+    picks.nth(1).click()
+    more("Honey").click()
+    more("Honey").click()
+    expect(more("Bee")).to_be_disabled()
+    expect(page.locator("#roll-hint")).to_have_text("2 of 2 dice entered")
+    assert not page.errors, page.errors
+    page.context.close()
