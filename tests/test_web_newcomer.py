@@ -201,3 +201,23 @@ def test_the_dice_counters_stop_at_the_dice_thrown_now(browser, site):  # noqa: 
     expect(page.locator("#roll-hint")).to_have_text("2 of 2 dice entered")
     assert not page.errors, page.errors
     page.context.close()
+
+
+def test_nobody_leads_a_zoo_game_before_anyone_scores(browser, site):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page = phone(browser, 390)
+    table = site.table
+    state = table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben", "Cat"]}, "cli")
+    open_live(page, site.url)
+    showing(page, state)
+    expect(page.locator("#now-main")).to_have_text("No points yet")  # it said "Leader: Ann, Ben, Cat"
+    expect(page.locator("#now-sub")).to_have_text("next release in 6 kills")
+    expect(page.locator("#zoo-players tr.leader")).to_have_count(0)
+    expect(page.locator("#zoo-players .star")).to_have_count(0)
+    state = table.submit({"cmd": "kill", "player": "Ben", "count": 1}, "cli")
+    showing(page, state)
+    expect(page.locator("#now-main")).to_have_text("Leader: Ben")
+    expect(page.locator("#zoo-players tr.leader")).to_contain_text("Ben")
+    assert not page.errors, page.errors
+    page.context.close()
