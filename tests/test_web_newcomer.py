@@ -221,3 +221,52 @@ def test_nobody_leads_a_zoo_game_before_anyone_scores(browser, site):  # noqa: F
     expect(page.locator("#zoo-players tr.leader")).to_contain_text("Ben")
     assert not page.errors, page.errors
     page.context.close()
+
+
+ONE = {
+    "en": {"stats": "1 finished game: 0 ZomBee, 1 Zombie Zoo (2 not finished, not counted). 2 players.",
+           "move": "· one move",
+           "rolls": "From the first roll of each turn: 1 roll, 5 dice.", "history": "one move"},
+    "de": {"stats": "1 beendetes Spiel: 0 ZomBee, 1 Zombie Zoo (2 nicht beendet, nicht gezählt). 2 Mitspielende.",
+           "move": "· ein Zug",
+           "rolls": "Aus dem ersten Wurf jedes Zugs: 1 Wurf, 5 Würfel.", "history": "ein Zug"},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_one_of_a_kind_is_said_in_the_singular(browser, tmp_path, lang):  # noqa: F811
+    from playwright.sync_api import expect
+
+    from companion.gamelog import GameLog
+    from companion.table import Table
+    from web import create_app
+    from web.serve import ServerThread
+
+    from test_web_table_page import PIN
+
+    log = GameLog(tmp_path / "games.sqlite")  # a log of its own: the counts are this test's
+    table = Table(log).start()
+    srv = ServerThread(create_app({"TABLE": table, "PIN": PIN, "HEARTBEAT_S": 1.0})).start()
+    page = phone(browser, 390)
+    try:
+        for cmd in ({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]},
+                    {"cmd": "bullets", "player": "Ben", "delta": -5}, {"cmd": "life", "player": "Ben", "delta": -5},
+                    {"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]},  # left after one move
+                    {"cmd": "new_game", "game": "zombee", "players": ["Ann", "Ben"]},
+                    {"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}):
+            state = table.submit(cmd, "cli")
+        words = ONE[lang]
+        open_live(page, srv.url + "/", lang)
+        showing(page, state)
+        expect(page.locator("#unfinished .game-line")).to_contain_text(words["move"])  # "· 1 moves"
+        expect(page.locator("#dice-stats")).to_contain_text(words["rolls"])  # "1 rolls, 5 dice"
+        page.goto(f"{srv.url}/stats?lang={lang}")
+        expect(page.locator("#st-summary")).to_have_text(words["stats"])  # "1 finished games"
+        page.goto(f"{srv.url}/history?lang={lang}")
+        expect(page.locator("#hi-games .game-line").nth(1)).to_contain_text(words["history"])
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()
+        srv.stop()
+        table.stop()
+        log.close()

@@ -177,7 +177,10 @@
     showSettings();
     draw();
     const box = clear($("dice-stats"));
-    box.append(el("p", { class: "muted", text: TC.t("From the first roll of each turn: {rolls} rolls, {dice} dice.", { rolls: d.rolls, dice: d.dice }) }));
+    const rolls = TC.tn("1 roll", "{n} rolls", d.rolls);
+    const dice = TC.tn("1 die", "{n} dice", d.dice);
+    const from = TC.t("From the first roll of each turn: {rolls}, {dice}.", { rolls, dice });
+    box.append(el("p", { class: "muted", text: from }));
     if (d.dice) box.append(diceTable(d));
     const t = d.test;
     if (t.p_value !== null) {

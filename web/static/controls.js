@@ -60,7 +60,7 @@
     const allowed = draft.first || need === 0 || pickIsLegal();
     limitCounters(total, need);
     const hint = $("roll-hint");
-    let says = allowed ? TC.t("{n} of {need} dice entered", { n: total, need })
+    let says = allowed ? TC.tn("{n} of 1 die entered", "{n} of {need} dice entered", need, { n: total, need })
       : TC.t("The rules do not let these dice be picked up together.");
     if (!draft.first && need === 0) says = TC.t("First tap the dice picked up again.");
     if (hint) hint.textContent = says;

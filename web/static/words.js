@@ -126,7 +126,9 @@
         if (c.delta < 0 && hero) return t("{name} has only {n} life.", { name: p, n: hero.life });
         return null;
       case "bullets":
-        if (c.delta < 0 && hero) return t("{name} has only {n} bullets.", { name: p, n: hero.bullets });
+        if (c.delta < 0 && hero) {
+          return TC.tn("{name} has only 1 bullet.", "{name} has only {n} bullets.", hero.bullets, { name: p });
+        }
         return null;
       case "collect_lock": {
         const where = s.locks && s.locks[c.lock];
