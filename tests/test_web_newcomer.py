@@ -270,3 +270,32 @@ def test_one_of_a_kind_is_said_in_the_singular(browser, tmp_path, lang):  # noqa
         srv.stop()
         table.stop()
         log.close()
+
+
+def test_what_happened_shows_only_the_game_on_the_table(browser, site):  # noqa: F811
+    from playwright.sync_api import expect
+
+    page = phone(browser, 390)
+    table = site.table
+    zoo = table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "cli")
+    state = table.submit({"cmd": "kill", "player": "Ann", "count": 2}, "cli")
+    open_live(page, site.url)
+    showing(page, state)
+    events = page.locator("#events")
+    table.submit({"cmd": "kill", "player": "Ben", "count": 3}, "cli")
+    expect(events).to_contain_text("Ben killed 3 Zombies")
+    state = table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "cli")
+    showing(page, state)
+    expect(events).to_contain_text("Tom")
+    # The Zoo game's lines went with it (they stayed under the new game's).
+    expect(events).not_to_contain_text("killed")
+    state = table.submit({"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}, "cli")
+    expect(events.locator(".event").first).to_contain_text("Tom rolled")
+    # Back to the Zoo game: its own moves again, the ZomBee game's gone.
+    state = table.resume(zoo["game_id"], "cli")
+    showing(page, state)
+    expect(events.locator(".event").first).to_contain_text("continues")
+    expect(events).to_contain_text("Ben killed 3")
+    expect(events).not_to_contain_text("Tom")
+    assert not page.errors, page.errors
+    page.context.close()
