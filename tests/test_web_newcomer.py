@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import pytest
 
+import test_web_table_page as table_page
 from support.browser import needs_chromium
-from test_web_table_page import browser, open_live, phone, site  # noqa: F401  (fixtures)
+from test_web_table_page import open_live, phone
+
+browser = table_page.browser  # the table page's fixtures: its chromium, its table with the panel on mock pins
+site = table_page.site
 
 pytestmark = needs_chromium
 
@@ -42,7 +46,7 @@ def covered_controls(page):
 
 
 @pytest.mark.parametrize("width", [320, 390])
-def test_a_moments_banner_never_lies_over_a_control(browser, site, width):  # noqa: F811
+def test_a_moments_banner_never_lies_over_a_control(browser, site, width):
     from playwright.sync_api import expect
 
     page = phone(browser, width)
@@ -83,7 +87,7 @@ SENTENCES = {
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
-def test_common_refusals_and_the_lock_steps_read_as_sentences(browser, site, lang):  # noqa: F811
+def test_common_refusals_and_the_lock_steps_read_as_sentences(browser, site, lang):
     from playwright.sync_api import expect
 
     page = phone(browser, 390)
@@ -110,7 +114,7 @@ def test_common_refusals_and_the_lock_steps_read_as_sentences(browser, site, lan
     page.context.close()
 
 
-def test_the_german_page_names_its_own_buttons_and_writes_german_numbers(browser, site):  # noqa: F811
+def test_the_german_page_names_its_own_buttons_and_writes_german_numbers(browser, site):
     import re
 
     from playwright.sync_api import expect
@@ -125,6 +129,10 @@ def test_the_german_page_names_its_own_buttons_and_writes_german_numbers(browser
     labels = ["Auswahl", "OK", "Zurück", "Erlegt", "Leben -", "Kugel -", "Schloss"]
     expect(page.locator("#panel-buttons .panel-btn:visible")).to_have_text(labels)
     expect(page.locator("#panel-picked")).to_have_text("Mit Auswahl oder Schloss ist nichts gewählt.")
+    # The panel's own refusal, in German with the German labels (it read "Kill on the panel: press Select to ...").
+    page.locator("#panel-buttons").get_by_role("button", name="Erlegt").click()
+    expect(page.locator("#panel-msg")).to_have_text(
+        "Abgelehnt: Drücke erst Auswahl, um zu wählen, wer den Zombie erlegt hat")
     page.locator("#panel-buttons").get_by_role("button", name="Auswahl").click()
     expect(page.locator("#panel-msg")).to_have_text("Auswahl gedrückt.")
     expect(page.locator('.seat[data-player="Ann"] .sr-only')).to_have_text("leuchtet")  # it said "lit"
@@ -147,7 +155,7 @@ def test_the_german_page_names_its_own_buttons_and_writes_german_numbers(browser
 
 
 @pytest.mark.parametrize("width, lang", [(320, "en"), (320, "de"), (390, "en"), (390, "de")])
-def test_each_dies_word_fits_its_die(browser, site, width, lang):  # noqa: F811
+def test_each_dies_word_fits_its_die(browser, site, width, lang):
     page = phone(browser, width)
     table = site.table
     table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "cli")
@@ -170,7 +178,7 @@ def test_each_dies_word_fits_its_die(browser, site, width, lang):  # noqa: F811
     page.context.close()
 
 
-def test_the_dice_counters_stop_at_the_dice_thrown_now(browser, site):  # noqa: F811
+def test_the_dice_counters_stop_at_the_dice_thrown_now(browser, site):
     from playwright.sync_api import expect
 
     page = phone(browser, 390)
@@ -203,7 +211,7 @@ def test_the_dice_counters_stop_at_the_dice_thrown_now(browser, site):  # noqa: 
     page.context.close()
 
 
-def test_nobody_leads_a_zoo_game_before_anyone_scores(browser, site):  # noqa: F811
+def test_nobody_leads_a_zoo_game_before_anyone_scores(browser, site):
     from playwright.sync_api import expect
 
     page = phone(browser, 390)
@@ -234,7 +242,7 @@ ONE = {
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
-def test_one_of_a_kind_is_said_in_the_singular(browser, tmp_path, lang):  # noqa: F811
+def test_one_of_a_kind_is_said_in_the_singular(browser, tmp_path, lang):
     from playwright.sync_api import expect
 
     from companion.gamelog import GameLog
@@ -242,11 +250,9 @@ def test_one_of_a_kind_is_said_in_the_singular(browser, tmp_path, lang):  # noqa
     from web import create_app
     from web.serve import ServerThread
 
-    from test_web_table_page import PIN
-
     log = GameLog(tmp_path / "games.sqlite")  # a log of its own: the counts are this test's
     table = Table(log).start()
-    srv = ServerThread(create_app({"TABLE": table, "PIN": PIN, "HEARTBEAT_S": 1.0})).start()
+    srv = ServerThread(create_app({"TABLE": table, "PIN": table_page.PIN, "HEARTBEAT_S": 1.0})).start()
     page = phone(browser, 390)
     try:
         for cmd in ({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]},
@@ -272,7 +278,7 @@ def test_one_of_a_kind_is_said_in_the_singular(browser, tmp_path, lang):  # noqa
         log.close()
 
 
-def test_what_happened_shows_only_the_game_on_the_table(browser, site):  # noqa: F811
+def test_what_happened_shows_only_the_game_on_the_table(browser, site):
     from playwright.sync_api import expect
 
     page = phone(browser, 390)

@@ -104,7 +104,7 @@
   function onRefused(event) {
     lastMessage = Date.now();
     const msg = JSON.parse(event.data);
-    const words = TC.refusalWords(msg.error, msg.command, current);
+    const words = TC.refusalWords(msg.error, msg.command, current, msg.words);
     TC.addEvent(words + (msg.source ? ` (${TC.sourceWords(msg.source)})` : ""), "refused");
     if (msg.source === "panel") TC.panelRefused(words);
   }

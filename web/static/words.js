@@ -12,6 +12,8 @@
   };
   const lockName = (key) => (TC.lockName ? TC.lockName(key) : key);
 
+  const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
   /* Where a command came from, for the end of a sentence. */
   TC.sourceWords = function (source) {
     return { panel: t("from panel"), web: t("from a phone"), cli: t("from the command line"),
@@ -144,10 +146,12 @@
   }
 
   /* A refusal as a sentence: {error, source, command} from /events or a 400 answer, with the state on screen. */
-  TC.refusalWords = function (error, command, state) {
+  TC.refusalWords = function (error, command, state, words) {
     const c = command || {};
     const s = state || null;
-    if (c.button) return TC.plainReason(error); // the panel's own refusal is already a sentence
+    // The panel's own refusal is a sentence already; its words (hw/mapping.py) say it in the page's language.
+    if (c.button && words && words.template) return capital(t(words.template, words.args));
+    if (c.button) return TC.plainReason(error);
     if (c.cmd === "undo" && s && !s.can_undo) return t("There is nothing to undo.");
     if (s && s.over && c.cmd !== "new_game" && c.cmd !== "undo") return t("The game is over: start a new one, or undo the last move.");
     let said = null;
