@@ -41,7 +41,7 @@
     const when = new Date(g.created * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
     const name = g.game === "zoo" ? "Zombie Zoo" : "ZomBee";
     const moves = TC.tn("one move", "{n} moves", g.seq); // it said "1 moves"
-    return t("{game} · {players} · {when} · {moves}", { game: name, players: g.players.join(", "), when, moves });
+    return [name, g.players.join(", "), when, moves].join(" · ");
   }
 
   /* The unfinished games other than the one on the table, each with Resume. */
