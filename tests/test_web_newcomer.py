@@ -119,11 +119,13 @@ def test_the_german_page_names_its_own_buttons_and_writes_german_numbers(browser
 
     from playwright.sync_api import expect
 
-    page = phone(browser, 390)
+    page = phone(browser, 320)
     table = site.table
     state = table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "cli")
     open_live(page, site.url, "de")
     showing(page, state)
+    # Times as German writes them (the moves before the page opened read "04:35 AM").
+    expect(page.locator("#events .history").first).to_have_text(re.compile(r"^\d\d:\d\d [^AP]"))
     # The hints name the buttons in German ("Halte Zurück…", "Mit Auswahl oder Schloss…"): so do the buttons
     # (they read Select, Undo, Lock), and a press says so ("Select gedrückt." on a German page).
     labels = ["Auswahl", "OK", "Zurück", "Erlegt", "Leben -", "Kugel -", "Schloss"]
@@ -148,6 +150,10 @@ def test_the_german_page_names_its_own_buttons_and_writes_german_numbers(browser
     expect(page.locator("#dice-stats")).to_contain_text("Chi-Quadrat")
     numbers = " ".join(figures.all_inner_texts() + [page.locator("#dice-stats").inner_text()])
     assert re.search(r"\d,\d\d", numbers) and not re.search(r"\d\.\d", numbers), numbers
+    broken = page.evaluate("""() => [...document.querySelectorAll('#coach-table td')].filter((td) => {
+      const r = document.createRange(); r.selectNodeContents(td); return r.getClientRects().length > 1;
+    }).map((td) => td.textContent)""")
+    assert not broken, f"figures broken over two lines: {broken}"  # "1,0" above "0" at 320 px
     page.locator("#coach-modes").get_by_role("button", name="Tipp").click()
     expect(page.locator("#coach-modes button[aria-pressed=true]")).to_have_text("Tipp")
     assert not page.errors, page.errors

@@ -38,7 +38,7 @@
   };
 
   function unfinishedLine(g) {
-    const when = new Date(g.created * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+    const when = new Date(g.created * 1000).toLocaleString(TC.lang, { dateStyle: "short", timeStyle: "short" });
     const name = g.game === "zoo" ? "Zombie Zoo" : "ZomBee";
     const moves = TC.tn("one move", "{n} moves", g.seq); // it said "1 moves"
     return [name, g.players.join(", "), when, moves].join(" · ");

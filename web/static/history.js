@@ -6,7 +6,7 @@
   const t = (text, params) => TC.t(text, params);
 
   const gameName = (g) => (g.game === "zoo" ? "Zombie Zoo" : "ZomBee");
-  const date = (secs) => new Date(secs * 1000).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+  const date = (secs) => new Date(secs * 1000).toLocaleString(TC.lang, { dateStyle: "medium", timeStyle: "short" });
 
   function length(g) {
     const minutes = g.last && g.created ? Math.max(0, Math.round((g.last - g.created) / 60)) : null;
@@ -28,7 +28,7 @@
     $("hi-export").href = `/api/games/${g.id}.jsonl`;
     const list = clear($("hi-timeline"));
     for (const r of data.timeline) {
-      const at = new Date(r.time * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      const at = new Date(r.time * 1000).toLocaleTimeString(TC.lang, { hour: "2-digit", minute: "2-digit" });
       const said = r.events.length ? r.events.map((e) => TC.eventText(e)).join(" ") : TC.describe(r.command);
       list.append(el("li", {}, el("span", { class: "when", text: at + " " }), said));
     }
