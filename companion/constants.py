@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .commands import DICE_FACES, FLOWER_KINDS, LOCKS
+from . import zombee, zoo
+from .commands import DICE_FACES, FLOWER_KINDS, LOCKS, MAX_NAME_CHARS
 from .zombee import FLOWERS
 from .zombee_dice import DICE, MAX_ROLLS
 from .zoo import LOCK_NAMES
@@ -23,4 +24,8 @@ def game_constants() -> dict[str, Any]:
         "max_rolls": MAX_ROLLS,
         "flower_totals": dict(FLOWERS),  # how many flowers of each kind the game holds
         "lock_names": dict(LOCK_NAMES),
+        # how many players each game seats, and the longest name: a refused new game is explained with them
+        "players": {"zombee": {"min": zombee.MIN_PLAYERS, "max": zombee.MAX_PLAYERS},
+                    "zoo": {"min": zoo.MIN_PLAYERS, "max": zoo.MAX_PLAYERS}},
+        "name_chars": MAX_NAME_CHARS,
     }

@@ -160,9 +160,10 @@ class Table:
         check_status(kind, data)
         self._queue.put(("notice", kind, data))
 
-    def refuse(self, error: str, source: str, command: Any = None) -> None:
-        """Publish a refusal decided before any command existed (a panel button with nothing to do)."""
-        self._queue.put(("refusal", error, source, command))
+    def refuse(self, error: str, source: str, command: Any = None, words: dict | None = None) -> None:
+        """Publish a refusal decided before any command existed (a panel button with nothing to do);
+        `words` is its template and values (events.phrase), which a page says in its own language."""
+        self._queue.put(("refusal", error, source, command, words))
 
     # --- outputs ----------------------------------------------------------------------------
 
@@ -222,8 +223,9 @@ class Table:
             if item[0] == "stop":
                 return
             if item[0] == "refusal":
-                _, error, source, command = item
-                self._publish({"type": "refused", "error": error, "source": source, "command": command})
+                _, error, source, command, words = item
+                said = {"words": words} if words else {}
+                self._publish({"type": "refused", "error": error, "source": source, "command": command, **said})
                 continue
             if item[0] == "notice":
                 self._publish({"type": "notice", "kind": item[1], **item[2]})

@@ -23,6 +23,7 @@ FLOWER_COUNT = sum(FLOWERS.values())
 VARIANTS = {"standard": (2, 3), "tournament": (1, 2)}  # variant: (starting honey, honey cap)
 PENALTIES = ("revealer", "active")
 GAMES_TO_WIN_TOURNAMENT = 2
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
 
 
 @dataclass
@@ -37,8 +38,9 @@ class ZomBee:
     game = "zombee"
 
     def __init__(self, cmd: NewGame):
-        if not 2 <= len(cmd.players) <= 5:
-            raise IllegalCommand(f"ZomBee is for 2 to 5 players, got {len(cmd.players)}: {quote(list(cmd.players))}")
+        if not MIN_PLAYERS <= len(cmd.players) <= MAX_PLAYERS:
+            raise IllegalCommand(f"ZomBee is for {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(cmd.players)}: "
+                                 f"{quote(list(cmd.players))}")
         self.variant = cmd.variant or "standard"
         if self.variant not in VARIANTS:
             raise IllegalCommand(f"unknown variant {quote(self.variant)}; ZomBee variants are standard, tournament")

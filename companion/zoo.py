@@ -61,6 +61,19 @@ def _points(n: int) -> dict:
     return phrase(N_("1 point") if n == 1 else N_("{n} points"), n=n)
 
 
+def _timer_steps(timers: list[tuple[str, str, str]], moving: int) -> list[dict]:
+    """The locks' timers moving on, in words (they used to read "Tiger Trail 60:00 -> 30:00").
+
+    Every lock on the board steps together, so the usual step is one phrase for all of them.
+    """
+    if len(timers) > 1 and len(timers) == moving and len({(b, a) for _, b, a in timers}) == 1:
+        _, before, after = timers[0]
+        return [phrase(N_("the timers of all {n} locks on the board move from {before} to {after}"), n=len(timers),
+                       before=before, after=after)]
+    return [phrase(N_("the timer of {lock} moves from {before} to {after}"), lock=phrase(LOCK_NAMES[lock]),
+                   before=before, after=after) for lock, before, after in timers]
+
+
 def _names(names: list[str]) -> str:
     return ", ".join(names) if names else "none"
 
@@ -247,7 +260,7 @@ class Zoo:
         moving = self.locks_on_board()
         if not moving:
             return []  # every lock is already collected, open or removed: nothing left to step
-        steps = []
+        steps, timers = [], []
         for lock in moving:
             before = self.locks[lock]
             after = "30:00" if before == "60:00" else self.last_step
@@ -258,8 +271,8 @@ class Zoo:
             elif after == "removed":
                 steps.append(phrase("{lock} is removed (take its tile out of play)", lock=phrase(LOCK_NAMES[lock])))
             else:
-                steps.append(phrase("{lock} {before} -> {after}", lock=phrase(LOCK_NAMES[lock]), before=before,
-                                    after=after))
+                timers.append((lock, before, after))
+        steps += _timer_steps(timers, len(moving))
         return [Event.said("locks_advanced", "{name} reached {kills} kills, so the release clock runs: {steps}.",
                           hero.name, name=hero.name, kills=reached, steps=steps)] + self._if_last_lock_gone()
 
@@ -284,7 +297,7 @@ class Zoo:
         if self.locks_on_board():
             return []
         return [Event.said("last_lock", "No lock is left on the board: play on until one player is left "
-                          "or every Zombie Gorilla and Monkey is off the board (animals_cleared).")]
+                          "or every Zombie Gorilla and Monkey is off the board.")]
 
     def _life(self, cmd: Life) -> list[Event]:
         given = quote(cmd.to_dict())

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
+from companion.events import N_, phrase, render
 from companion.legal import of_kind
 
 from .pins import BUTTONS
@@ -25,13 +26,13 @@ from .pins import BUTTONS
 FLOWER_BUTTONS = {"Bee": "bee", "Question": "question", "ZomBee": "zombee"}
 ZOO_BUTTONS = ("Kill", "Life -", "Bullet -", "Lock")
 ZOMBEE_BUTTONS = ("Bee", "Question", "ZomBee", "Stop")
-# The Zoo's buttons that act on the highlighted player: their command, and what the press means.
+# The Zoo's buttons that act on the highlighted player: their command, and the refusal without one.
 ZOO_COMMANDS = {
-    "Kill": ({"cmd": "kill", "count": 1}, "whose kill"),
-    "Life -": ({"cmd": "life", "delta": -1}, "who loses a life"),
-    "Bullet -": ({"cmd": "bullets", "delta": -1}, "who spends a bullet"),
+    "Kill": ({"cmd": "kill", "count": 1}, N_("press {select} to pick whose kill first")),
+    "Life -": ({"cmd": "life", "delta": -1}, N_("press {select} to pick who loses a life first")),
+    "Bullet -": ({"cmd": "bullets", "delta": -1}, N_("press {select} to pick who spends a bullet first")),
 }
-NO_GAME = "no game is under way; start one on the phone page"
+NO_GAME = N_("no game is under way; start one on the phone page")
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ NOTHING = Highlight()
 class Decision:
     command: dict[str, Any] | None = None
     refusal: str | None = None  # why the press makes no command (then nothing is posted)
+    words: dict[str, Any] | None = None  # the refusal before its values went in (events.phrase): a page's language
     highlight: Highlight | None = None  # the new highlight; None leaves it as it is
     action: str | None = None  # a local action: "roll_requested"
 
@@ -112,19 +114,29 @@ def reconcile(highlight: Highlight, state: Mapping | None, previous: Mapping | N
     return highlight
 
 
-def _wrong_game(button: str, state: Mapping) -> str:
+def _refused(template: str, **args: Any) -> Decision:
+    """A refusal in English and, like an engine's event, as its template and values, so a page says it in
+    its own language; a button's name is a phrase, so the page names the button as it labels it."""
+    buttons = {key: phrase(name) for key, name in (("select", "Select"), ("ok", "OK"), ("lock", "Lock"),
+                                                    ("undo", "Undo")) if "{" + key + "}" in template}
+    words = phrase(template, **buttons, **args)
+    return Decision(refusal=render(words["template"], words["args"]), words=words)
+
+
+def _wrong_game(button: str, state: Mapping) -> Decision:
     if button in ZOO_BUTTONS:
-        return f"{button} is a Zombie Zoo button; this is a ZomBee game"
-    return f"{button} is a ZomBee button; this is a Zombie Zoo game"
+        return _refused(N_("{button} is a Zombie Zoo button; this is a ZomBee game"), button=phrase(button))
+    return _refused(N_("{button} is a ZomBee button; this is a Zombie Zoo game"), button=phrase(button))
 
 
-def _over(state: Mapping) -> str | None:
+def _over(state: Mapping) -> Decision | None:
     """The refusal for a press that makes no command once the game is over."""
     if not state.get("over"):
         return None
     winners = state.get("winners") or []
-    who = f" ({' and '.join(winners)} won)" if winners else ""
-    return f"the game is over{who}; only Undo is accepted"
+    if not winners:
+        return _refused(N_("the game is over; only {undo} is accepted"))
+    return _refused(N_("the game is over ({names} won); only {undo} is accepted"), names=list(winners))
 
 
 def decide(button: str, state: Mapping | None, highlight: Highlight = NOTHING) -> Decision:
@@ -141,10 +153,10 @@ def decide(button: str, state: Mapping | None, highlight: Highlight = NOTHING) -
             return Decision(command={"cmd": "flip", "result": FLOWER_BUTTONS[button]})
         if button == "Stop":
             return Decision(command={"cmd": "stop"})
-        return Decision(refusal=NO_GAME)
+        return _refused(NO_GAME)
     game = state.get("game")
     if (game == "zoo" and button in ZOMBEE_BUTTONS) or (game == "zombee" and button in ZOO_BUTTONS):
-        return Decision(refusal=_wrong_game(button, state))
+        return _wrong_game(button, state)
     if game == "zombee":
         return _zombee(button, state, highlight)
     if game == "zoo":
@@ -167,16 +179,16 @@ def _zombee(button: str, state: Mapping, highlight: Highlight) -> Decision:
     names = candidates(state)
     if button == "Select":
         if not names:
-            return Decision(refusal=_over(state) or "Select picks who flips after a question mark; no choice is pending")
+            return _over(state) or _refused(N_("{select} picks who flips after a question mark; no choice is pending"))
         return Decision(highlight=replace(highlight, player=_step(names, highlight.player)))
     if button == "OK":
         if not names:
-            return Decision(refusal=_over(state) or "OK confirms a choice; none is pending")
+            return _over(state) or _refused(N_("{ok} confirms a choice; none is pending"))
         if highlight.player is None:
-            return Decision(refusal=f"{state.get('pending')} must pick who flips the extra flower: "
-                                    "press Select until their seat lights, then OK")
+            return _refused(N_("{name} must pick who flips the extra flower: press {select} until their seat lights, "
+                               "then {ok}"), name=state.get("pending"))
         return Decision(command={"cmd": "choose", "player": highlight.player})
-    return Decision(refusal=f"{button} does nothing in ZomBee")
+    return _refused(N_("{button} does nothing in ZomBee"), button=phrase(button))
 
 
 # ----- Zombie Zoo -----
@@ -185,23 +197,23 @@ def _zoo(button: str, state: Mapping, highlight: Highlight) -> Decision:
     if button == "Select":
         names = candidates(state)
         if not names:
-            return Decision(refusal=_over(state) or "nobody is left alive to select")
+            return _over(state) or _refused(N_("nobody is left alive to select"))
         return Decision(highlight=replace(highlight, player=_step(names, highlight.player)))
     if button == "Lock":
         locks = locks_on_board(state)
         if not locks:
-            return Decision(refusal=_over(state) or "no lock is left on the board to collect")
+            return _over(state) or _refused(N_("no lock is left on the board to collect"))
         return Decision(highlight=replace(highlight, lock=_step(locks, highlight.lock)))
     name = highlight.player
     if button in ZOO_COMMANDS:
-        cmd, what = ZOO_COMMANDS[button]
+        cmd, unpicked = ZOO_COMMANDS[button]
         if name is None:
-            return Decision(refusal=f"press Select to pick {what} first")
+            return _refused(unpicked)
         return Decision(command={**cmd, "player": name})
     if button == "OK":
         if name is None:
-            return Decision(refusal="press Select to pick who collects the lock first")
+            return _refused(N_("press {select} to pick who collects the lock first"))
         if highlight.lock is None:
-            return Decision(refusal=f"press Lock to pick the lock {name} collects, then OK")
+            return _refused(N_("press {lock} to pick the lock {name} collects, then {ok}"), name=name)
         return Decision(command={"cmd": "collect_lock", "player": name, "lock": highlight.lock})
-    return Decision(refusal=f"{button} does nothing in Zombie Zoo")
+    return _refused(N_("{button} does nothing in Zombie Zoo"), button=phrase(button))

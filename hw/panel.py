@@ -259,7 +259,7 @@ class Panel:
         elif decision.refusal is not None:
             # No command to post: the table publishes the refusal like the engine's own, so the
             # phones explain it and our listener blinks and beeps for it once.
-            self.table.refuse(f"{name} on the panel: {decision.refusal}", SOURCE, {"button": name})
+            self.table.refuse(f"{name} on the panel: {decision.refusal}", SOURCE, {"button": name}, decision.words)
         else:
             self._sound("short")  # the highlight moved
         self.refresh()

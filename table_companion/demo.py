@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from companion.table import Table
+from companion.events import phrase, render
 from companion.legal import of_kind
 from companion.zombee_dice import DICE
 
@@ -30,13 +31,16 @@ class DemoRoller:
         legal = state.get("legal") if state else None
         rolls = of_kind(legal, "roll")
         if not rolls:
+            # In words a page says in its own language, as the panel's own refusals (hw/mapping.py).
             if state is None or state.get("game") != "zombee":
-                why = "no ZomBee game is under way"
+                words = phrase("nobody is rolling now: no ZomBee game is under way")
             elif state.get("over"):
-                why = "the game is over"
+                words = phrase("nobody is rolling now: the game is over")
+            elif of_kind(legal, "flip"):
+                words = phrase("nobody is rolling now: {name} must flip a flower first", name=state["pending"])
             else:
-                why = f"{state['pending']} must {'flip a flower' if of_kind(legal, 'flip') else 'choose who flips'} first"
-            self.table.refuse(f"Roll: nobody is rolling now ({why})", "panel", {"button": "Roll"})
+                words = phrase("nobody is rolling now: {name} must choose who flips first", name=state["pending"])
+            self.table.refuse(f"Roll: {render(words['template'], words['args'])}", "panel", {"button": "Roll"}, words)
             return
         if "reroll" not in rolls[0]:
             self.camera.roll(count=DICE)  # a turn's first roll throws every die

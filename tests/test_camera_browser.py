@@ -48,18 +48,23 @@ def spaced_dice():
     return frame, reading
 
 
-def phone(browser, site, pin=PIN):
+def phone(browser, site, pin=PIN, kept=None):
+    """A phone that saves `pin`, or (`kept`) one that kept a PIN the companion no longer takes."""
     from playwright.sync_api import expect
 
     expect.set_options(timeout=15_000)
     context = browser.new_context(viewport=PHONE, base_url=site["url"])
+    if kept:  # Save PIN keeps only a PIN the companion takes: this one was kept before the PIN changed
+        context.add_init_script(f"localStorage.setItem('companion.pin', '{kept}')")
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda exc: errors.append(exc))
     page.goto(site["url"])
     expect(page.locator("#status")).to_have_text("Live")
-    page.fill("#pin-input", pin)
-    page.click("#pin-form button")
+    if not kept:
+        page.fill("#pin-input", pin)
+        page.click("#pin-form button")
+        expect(page.locator("#ov-msg.ok")).to_be_visible()  # checked by the companion and kept
     page.click("#cam-details summary")
     return context, page, errors
 
@@ -179,7 +184,7 @@ def test_teach_the_dice_from_a_phone(site, browser):
 def test_a_wrong_pin_sees_nothing_and_changes_nothing(site, browser):
     from playwright.sync_api import expect
 
-    ctx, page, errors = phone(browser, site, pin="999999")
+    ctx, page, errors = phone(browser, site, kept="999999")
     try:
         expect(page.locator("#cam-locked")).to_have_text(
             "The PIN was not accepted. Save the right one under Overrides to see the camera.")

@@ -95,3 +95,39 @@ def test_the_german_templates_read_as_german(german):
     assert german["{name} rolled {faces} (roll {roll} of {rolls})."].startswith("{name} würfelt")
     assert german["honey"] == "Honigtropfen" and german["Locks"] == "Schlösser" and german["Bullets"] == "Kugeln"
     assert not [k for k, v in german.items() if isinstance(v, str) and re.search(r"\{\w+\}", k) and v == k]
+
+
+def german_text(template, args, german):
+    """An event's sentence as the German page fills it in (web/static/i18n.js)."""
+    def word(value):
+        if isinstance(value, list):
+            return ("; " if value and isinstance(value[0], dict) else ", ").join(word(v) for v in value)
+        if isinstance(value, dict):
+            return german_text(value["template"], value["args"], german)
+        return german.get(value, str(value)) if isinstance(value, str) else str(value)
+    return german[template].format(**{k: word(v) for k, v in args.items()})
+
+
+def test_the_lock_steps_and_the_last_lock_are_said_in_words_without_codes(german):
+    locks = [{"cmd": "collect_lock", "player": "Ben", "lock": lock} for lock in ("tiger_trail", "lions_den")]
+    last = {"cmd": "collect_lock", "player": "Cat", "lock": "polar_bears"}
+    _, events = play({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben", "Cat"]}, kill("Ann", 6), *locks, last,
+                     kill("Cat", 6))
+    said = [e.text for e in events if e.kind in ("locks_advanced", "last_lock")]
+    # It read "Tiger Trail 60:00 -> 30:00; Lions' Den 60:00 -> 30:00; ..." and "... off the board (animals_cleared)."
+    assert said == ["Ann reached 6 kills, so the release clock runs: the timers of all 4 locks on the board move "
+                    "from 60:00 to 30:00.",
+                    "Cat reached 6 kills, so the release clock runs: Hyena Hideout opens (fill its cage with Zombie "
+                    "Hyenas).",
+                    "No lock is left on the board: play on until one player is left or every Zombie Gorilla and "
+                    "Monkey is off the board."]
+    first = next(e for e in events if e.kind == "locks_advanced")
+    assert german_text(first.template, first.args, german) == (
+        "Ann hat 6 Zombies erledigt, die Freilassungs-Uhr läuft: die Uhren aller 4 Schlösser auf dem Spielplan "
+        "springen von 60:00 auf 30:00.")
+    # One lock left on the board: its own name.
+    _, events = play({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, *locks,
+                     {"cmd": "collect_lock", "player": "Ann", "lock": "polar_bears"}, kill("Ann", 6))
+    assert events[-1].text.endswith("runs: the timer of Hyena Hideout moves from 60:00 to 30:00.")
+    for event in events:
+        check(event, german)

@@ -256,8 +256,11 @@ def test_a_press_that_makes_no_command_is_refused_by_the_panel_and_reaches_the_p
     rig.press("Kill")
     reason = "Kill is a Zombie Zoo button; this is a ZomBee game"
     refused = [m for m in rig.phone_messages() if m["type"] == "refused"]
+    # with its words, so a German page says it in German and names the button as its label does
+    words = {"template": "{button} is a Zombie Zoo button; this is a ZomBee game",
+             "args": {"button": {"template": "Kill", "args": {}}}}
     assert refused == [{"type": "refused", "source": "panel", "command": {"button": "Kill"},
-                        "error": f"Kill on the panel: {reason}"}]
+                        "error": f"Kill on the panel: {reason}", "words": words}]
     assert rig.panel.wait_until(lambda p: p.led_modes()["status"] == "fast")
     assert list(rig.panel.sounds)[-1] == "refused"
     assert [src for src, _ in records(rig.table)] == ["web"]

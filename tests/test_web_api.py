@@ -62,6 +62,7 @@ def test_info_without_demo(client):
     assert info["dice"] == 5 and info["max_rolls"] == 3 and info["faces"] == ["bee", "honey", "zzz", "zombee"]
     assert info["flower_totals"] == {"bee": 11, "question": 2, "zombee": 1}
     assert info["lock_names"]["lions_den"] == "Lions' Den" and list(info["lock_names"]) == info["locks"]
+    assert info["players"] == {"zombee": {"min": 2, "max": 5}, "zoo": {"min": 2, "max": 6}} and info["name_chars"] == 40
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -210,6 +211,19 @@ def test_repeated_wrong_pins_from_one_address_are_429_until_the_lockout_ends(cli
     assert other.status_code == 200  # another phone is not locked out
     clock.now += 121
     assert post(client, {"cmd": "undo"}).status_code == 400  # allowed again (nothing to undo)
+
+
+def test_save_pin_check_answers_and_counts_towards_the_same_lockout(client, clock):
+    check = lambda pin: client.post("/api/pin", headers={"Authorization": f"Bearer {pin}"})  # noqa: E731
+    assert check(PIN).status_code == 200 and check(PIN).get_json() == {"ok": True}
+    assert client.post("/api/pin").status_code == 401  # no PIN at all: nothing to count
+    assert [check("0000").status_code for _ in range(4)] == [401] * 4
+    # The fifth wrong PIN, with a command: the same count, so checking is no cheaper way to guess.
+    assert post(client, ZOMBEE, headers={"Authorization": "Bearer 0000"}).status_code == 429
+    locked = check(PIN)
+    assert locked.status_code == 429 and int(locked.headers["Retry-After"]) > 0
+    clock.now += 121
+    assert check(PIN).status_code == 200
 
 
 def test_wrong_pins_spread_over_time_do_not_lock_out(client, clock):

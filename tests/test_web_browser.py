@@ -145,8 +145,8 @@ def test_override_form_is_refused_without_the_pin_and_works_with_it(site, page):
     expect(page.locator("#roll-hint")).to_have_text("5 of 5 dice entered")
     page.get_by_role("button", name="Enter roll").click()
     expect(page.locator("#ov-msg")).to_have_text("Enter the override PIN first.")
-    page.fill("#pin-input", "0000")
-    page.get_by_role("button", name="Save PIN").click()
+    # A PIN kept on the phone that the companion no longer takes (its PIN was changed): said at the move.
+    page.evaluate("localStorage.setItem('companion.pin', '0000')")
     page.get_by_role("button", name="Enter roll").click()
     expect(page.locator("#ov-msg")).to_contain_text("PIN was not accepted")
     assert site.table.state()["seq"] == seq  # nothing changed
@@ -169,9 +169,28 @@ def test_override_form_is_refused_without_the_pin_and_works_with_it(site, page):
     expect(page.locator("#pin-input")).to_have_value(PIN)  # kept in local storage
 
 
+def test_save_pin_says_at_once_whether_the_pin_is_right(site, page):
+    from playwright.sync_api import expect
+
+    play(site.table, ZOMBEE[:1])
+    open_live(page, site.url)
+    page.fill("#pin-input", "0000")
+    page.get_by_role("button", name="Save PIN").click()
+    # Said at once, not at the first move (five wrong tries there lock the phone out for 2 minutes).
+    expect(page.locator("#ov-msg")).to_have_text("Wrong PIN: not saved. Type the PIN the companion shows.")
+    expect(page.locator("#pin-state")).to_contain_text("Enter the PIN shown on the companion")
+    assert page.evaluate("localStorage.getItem('companion.pin')") is None
+    page.fill("#pin-input", PIN)
+    page.get_by_role("button", name="Save PIN").click()
+    expect(page.locator("#ov-msg")).to_have_text("PIN saved: this phone can change the game now.")
+    expect(page.locator("#pin-state")).to_contain_text("PIN saved on this phone")
+    assert page.evaluate("localStorage.getItem('companion.pin')") == PIN
+
+
 def test_new_game_form_and_zoo_overrides(site, page):
     from playwright.sync_api import expect
 
+    play(site.table, ZOMBEE[:2])  # its own ZomBee game under way (it once needed an earlier test's)
     open_live(page, site.url)
     page.fill("#pin-input", PIN)
     page.get_by_role("button", name="Save PIN").click()

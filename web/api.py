@@ -154,3 +154,14 @@ def demo_press():
     except CompanionError as exc:
         raise BadRequest(str(exc)) from None
     return jsonify(ok=True, button=button, hold_s=float(hold))
+
+
+@bp.post("/api/pin")
+def check_pin():
+    """The page's Save PIN: whether the PIN in Authorization is right, before the phone keeps it.
+
+    Only require_pin() decides, so a wrong PIN here counts towards the same lockout as a wrong
+    one sent with a command (401 wrong, 429 while locked out): guessing here is no cheaper.
+    """
+    require_pin()
+    return jsonify(ok=True)

@@ -21,6 +21,9 @@
      one once, in order), or the answer to our own command while the stream is down. */
   TC.applyState = function (state) {
     const changed = key(state) !== key(current);
+    // Another game on the table (a new one, a resumed one): "What happened" starts afresh with it
+    // (the last game's lines stayed on, mixed with the new game's).
+    if (current && state && state.game_id !== current.game_id) TC.clear($("events"));
     current = state || null;
     TC.show("chart-card", !!current);
     TC.show("zombee", !!current && current.game === "zombee");
@@ -52,8 +55,11 @@
   function onState(event) {
     lastMessage = Date.now();
     const msg = JSON.parse(event.data);
+    const before = current;
     TC.applyState(msg.state);
-    if (msg.initial && msg.state && !$("events").children.length) loadHistory();
+    const resumed = !msg.initial && before && msg.state && msg.state.game_id !== before.game_id
+      && !(msg.command && msg.command.cmd === "new_game");
+    if ((msg.initial && msg.state && !$("events").children.length) || resumed) loadHistory();
     // Each stream carries a state once, so its events are new even if our own
     // command's answer already put that state on screen.
     if (!msg.initial) for (const e of msg.events || []) TC.addEvent(TC.eventText(e), e.kind);
@@ -78,14 +84,17 @@
     node.onclick = () => { node.hidden = true; }; // a tap puts it away
   }
 
-  /* What happened before this page opened: the last accepted commands, in short words. */
+  /* What happened in this game before this page (or the game, resumed) came on screen: its last
+     accepted commands in short words, below anything newer that arrived meanwhile. */
   async function loadHistory() {
+    const shown = current;
     try {
       const log = await (await fetch("/api/log", { cache: "no-store" })).json();
-      if ($("events").children.length) return;
-      for (const r of log.records.slice(-6)) {
-        const at = new Date(r.time * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-        TC.addEvent(`${at} ${TC.describe(r.command)} (${TC.sourceWords(r.source)})`, "history");
+      if (!shown || !current || log.game_id !== shown.game_id || current.game_id !== shown.game_id) return;
+      const before = log.records.filter((r) => r.seq <= shown.seq); // later ones came as events
+      for (const r of before.slice(-6).reverse()) {
+        const at = new Date(r.time * 1000).toLocaleTimeString(TC.lang, { hour: "2-digit", minute: "2-digit" });
+        TC.addEvent(`${at} ${TC.describe(r.command)} (${TC.sourceWords(r.source)})`, "history", true);
       }
     } catch (err) {
       /* offline: new events still arrive */
@@ -95,7 +104,7 @@
   function onRefused(event) {
     lastMessage = Date.now();
     const msg = JSON.parse(event.data);
-    const words = TC.refusalWords(msg.error, msg.command, current);
+    const words = TC.refusalWords(msg.error, msg.command, current, msg.words);
     TC.addEvent(words + (msg.source ? ` (${TC.sourceWords(msg.source)})` : ""), "refused");
     if (msg.source === "panel") TC.panelRefused(words);
   }
@@ -120,7 +129,7 @@
 
   function showStatus(status) {
     if (status.restarted) {
-      const at = new Date(status.started * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      const at = new Date(status.started * 1000).toLocaleTimeString(TC.lang, { hour: "2-digit", minute: "2-digit" });
       showAlert("alert-restart", TC.t("The companion restarted at {time}; the game continues where it stood.", { time: at }));
     }
     if (status.camera === "lost") showAlert("alert-camera", TC.t("Camera offline: enter rolls on the page or the panel."));
@@ -190,7 +199,7 @@
     try {
       const info = await (await fetch("/api/info", { cache: "no-store" })).json();
       if (started !== null && info.started !== started) {
-        const at = new Date(info.started * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+        const at = new Date(info.started * 1000).toLocaleTimeString(TC.lang, { hour: "2-digit", minute: "2-digit" });
         showAlert("alert-restart", TC.t("The companion restarted at {time}; this page has caught up with the game.", { time: at }));
         TC.addEvent(TC.t("The companion restarted at {time}.", { time: at }), "notice");
         TC.info = info;

@@ -38,9 +38,10 @@
   };
 
   function unfinishedLine(g) {
-    const when = new Date(g.created * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+    const when = new Date(g.created * 1000).toLocaleString(TC.lang, { dateStyle: "short", timeStyle: "short" });
     const name = g.game === "zoo" ? "Zombie Zoo" : "ZomBee";
-    return t("{game} · {players} · {when} · {moves} moves", { game: name, players: g.players.join(", "), when, moves: g.seq });
+    const moves = TC.tn("one move", "{n} moves", g.seq); // it said "1 moves"
+    return [name, g.players.join(", "), when, moves].join(" · ");
   }
 
   /* The unfinished games other than the one on the table, each with Resume. */

@@ -12,8 +12,10 @@
   let shown = null; // the state whose coach is on screen
 
   const pct = (x) => `${Math.round(x * 100)}%`;
-  const num = (x) => (Math.abs(x - Math.round(x)) < 0.05 ? String(Math.round(x)) : x.toFixed(1));
-  const signed = (x) => (x > -0.005 ? "+" : "−") + Math.abs(x).toFixed(2); // never "−0.00"
+  // Decimals as the page's language writes them ("0,58" in German, TC.number).
+  const num = (x) => (Math.abs(x - Math.round(x)) < 0.05 ? String(Math.round(x)) : TC.number(x, 1));
+  const signed = (x) => (x > -0.005 ? "+" : "−") + TC.number(Math.abs(x), 2); // never "−0.00"
+  const p3 = (p) => TC.number(p, { maximumSignificantDigits: 3 });
 
   /* "the Zzz and the ZomBee", "the 2 Bees and the Zzz" */
   function dice(reroll) {
@@ -61,8 +63,8 @@
     c.options.forEach((o, i) => {
       body.append(el("tr", { class: i === c.best ? "best" : null },
         el("th", { scope: "row", text: (i === c.best ? "★ " : "") + (o.reroll.length ? o.reroll.map((f) => NAMES[f]).join(", ") : TC.t("Stop")) }),
-        el("td", { text: pct(o.p_three_honey) }), el("td", { text: o.own_flips.toFixed(2) }),
-        el("td", { text: o.others_flips.toFixed(2) }), el("td", { text: signed(o.value) })));
+        el("td", { text: pct(o.p_three_honey) }), el("td", { text: TC.number(o.own_flips, 2) }),
+        el("td", { text: TC.number(o.others_flips, 2) }), el("td", { text: signed(o.value) })));
     });
     return el("div", { class: "table-wrap" }, el("table", { class: "coach-table" },
       el("thead", {}, el("tr", {}, ...[TC.t("Roll again"), TC.t("3+ honey"), TC.t("Your flips"), TC.t("Others'"), TC.t("Value")].map(
@@ -156,8 +158,11 @@
     const t = d.test;
     if (!d.dice) return TC.t("No first rolls in the log yet.");
     if (!t.enough_data) return TC.t("Too few rolls to test yet ({n} dice): each face should be expected at least 5 times.", { n: d.dice });
-    const p = Number(t.p_value.toPrecision(3));
-    if (t.differ) return TC.t("The dice differ from what the coach assumes (p = {p} < {alpha}): the coach can use the observed chances.", { p, alpha: t.alpha });
+    const p = p3(t.p_value);
+    if (t.differ) {
+      return TC.t("The dice differ from what the coach assumes (p = {p} < {alpha}): the coach can use the observed chances.",
+        { p, alpha: TC.number(t.alpha) });
+    }
     return TC.t("No evidence that the dice differ from what the coach assumes (p = {p}).", { p });
   }
 
@@ -172,11 +177,15 @@
     showSettings();
     draw();
     const box = clear($("dice-stats"));
-    box.append(el("p", { class: "muted", text: TC.t("From the first roll of each turn: {rolls} rolls, {dice} dice.", { rolls: d.rolls, dice: d.dice }) }));
+    const rolls = TC.tn("1 roll", "{n} rolls", d.rolls);
+    const dice = TC.tn("1 die", "{n} dice", d.dice);
+    const from = TC.t("From the first roll of each turn: {rolls}, {dice}.", { rolls, dice });
+    box.append(el("p", { class: "muted", text: from }));
     if (d.dice) box.append(diceTable(d));
     const t = d.test;
     if (t.p_value !== null) {
-      box.append(el("p", { class: "muted", text: TC.t("Chi-square {x} ({df} degrees of freedom), p = {p}", { x: t.statistic.toFixed(2), df: t.df, p: t.p_value.toPrecision(3) }) }));
+      const x = TC.number(t.statistic, 2);
+      box.append(el("p", { class: "muted", text: TC.t("Chi-square {x} ({df} degrees of freedom), p = {p}", { x, df: t.df, p: p3(t.p_value) }) }));
     }
     box.append(el("p", { class: "verdict", text: verdict(d) }));
     if (settings.source === "observed") {

@@ -17,15 +17,27 @@
   function counter(face) {
     const out = el("output", { class: "count", id: "count-" + face, "aria-live": "polite" }, String(draft.counts[face]));
     const change = (d) => () => {
-      draft.counts[face] = Math.max(0, Math.min(TC.info.dice, draft.counts[face] + d));
+      draft.counts[face] = Math.max(0, draft.counts[face] + d);
       out.textContent = String(draft.counts[face]);
       updateRollHint();
     };
+    const label = TC.LABELS[face];
     return el("div", { class: "counter" },
-      el("span", { class: "counter-face" }, icon(face, 28), el("span", { text: TC.LABELS[face] })),
-      el("button", { type: "button", class: "btn small", "aria-label": TC.t("one {face} less", { face: TC.LABELS[face] }), onclick: change(-1) }, "−"),
+      el("span", { class: "counter-face" }, icon(face, 28), el("span", { text: label })),
+      el("button", { type: "button", class: "btn small less", "data-face": face,
+        "aria-label": TC.t("one {face} less", { face: label }), onclick: change(-1) }, "−"),
       out,
-      el("button", { type: "button", class: "btn small", "aria-label": TC.t("one {face} more", { face: TC.LABELS[face] }), onclick: change(+1) }, "+"));
+      el("button", { type: "button", class: "btn small more", "aria-label": TC.t("one {face} more", { face: label }),
+        onclick: change(+1) }, "+"));
+  }
+
+  /* No more faces than dice thrown now (what the engine lists: a first roll throws every die, a later
+     one the dice picked up), none below 0: it once let 6 dice and more be entered for a throw of 5. */
+  function limitCounters(total, need) {
+    for (const b of document.querySelectorAll("#zb-controls .counter .more")) b.disabled = total >= need;
+    for (const b of document.querySelectorAll("#zb-controls .counter .less")) {
+      b.disabled = !draft.counts[b.dataset.face];
+    }
   }
 
   function wanted() {
@@ -46,8 +58,12 @@
     const total = TC.info.faces.reduce((n, f) => n + draft.counts[f], 0);
     const need = wanted();
     const allowed = draft.first || need === 0 || pickIsLegal();
+    limitCounters(total, need);
     const hint = $("roll-hint");
-    if (hint) hint.textContent = allowed ? TC.t("{n} of {need} dice entered", { n: total, need }) : TC.t("The rules do not let these dice be picked up together.");
+    let says = allowed ? TC.tn("{n} of 1 die entered", "{n} of {need} dice entered", need, { n: total, need })
+      : TC.t("The rules do not let these dice be picked up together.");
+    if (!draft.first && need === 0) says = TC.t("First tap the dice picked up again.");
+    if (hint) hint.textContent = says;
     const go = $("roll-go");
     if (go) go.disabled = total !== need || need === 0 || !allowed;
   }

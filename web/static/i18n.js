@@ -44,6 +44,14 @@ window.TC = window.TC || {};
     return fill(typeof found === "string" ? found : text, params);
   };
 
+  /* A number written as the page's language writes it: TC.number(0.5, 2) is "0.50" in English and
+     "0,50" in German; the second argument is the digits after the point or Intl.NumberFormat's options. */
+  TC.number = function (x, digits) {
+    const options = typeof digits === "number"
+      ? { minimumFractionDigits: digits, maximumFractionDigits: digits } : digits;
+    return new Intl.NumberFormat(TC.lang, options).format(x);
+  };
+
   /* TC.tn("one flower", "{n} flowers", n, {n}): German and English both have one form for 1
      and one for every other number. */
   TC.tn = function (singular, plural, n, params) {

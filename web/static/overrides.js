@@ -32,6 +32,41 @@
     $("overrides").classList.toggle("unlocked", has);
   }
 
+  function lockedOut(response) {
+    const wait = response.headers.get("Retry-After");
+    return wait ? TC.t("Too many wrong PINs from this phone. Try again in {n} s.", { n: wait })
+      : TC.t("Too many wrong PINs from this phone. Try again later.");
+  }
+
+  /* Save PIN asks the companion first (POST /api/pin, counted like any wrong PIN): a wrong PIN is
+     said at once, not at the first move, and is not kept. An empty field forgets the PIN. */
+  async function savePin(event) {
+    event.preventDefault();
+    const typed = $("pin-input").value.trim();
+    if (!typed) {
+      setPin("");
+      message("", "");
+      return;
+    }
+    message(TC.t("Checking the PIN…"), "pending");
+    let response;
+    try {
+      response = await fetch("/api/pin", { method: "POST", headers: { Authorization: "Bearer " + typed },
+        cache: "no-store" });
+    } catch (err) {
+      message(TC.t("Not saved: the companion cannot be reached to check the PIN."), "error unreachable");
+      return;
+    }
+    if (response.ok) {
+      setPin(typed);
+      message(TC.t("PIN saved: this phone can change the game now."), "ok");
+    } else if (response.status === 429) {
+      message(lockedOut(response), "error");
+    } else {
+      message(TC.t("Wrong PIN: not saved. Type the PIN the companion shows."), "error");
+    }
+  }
+
   function message(text, kind) {
     TC.say("ov-msg", "ov-msg", text, kind);
   }
@@ -59,9 +94,7 @@
     if (response.status === 401) {
       say(pin ? TC.t("The PIN was not accepted. Check it and save it again.") : TC.t("Enter the override PIN first."), "error");
     } else if (response.status === 429) {
-      const wait = response.headers.get("Retry-After");
-      say(wait ? TC.t("Too many wrong PINs from this phone. Try again in {n} s.", { n: wait })
-        : TC.t("Too many wrong PINs from this phone. Try again later."), "error");
+      say(lockedOut(response), "error");
     } else if (response.status === 400 && url === "/api/commands") {
       say(TC.refusalWords(reason, body, TC.current && TC.current()), "error"); // a sentence, not the API's detail
     } else {
@@ -101,11 +134,7 @@
 
   TC.initOverrides = function () {
     $("pin-input").value = TC.pin();
-    $("pin-form").addEventListener("submit", (event) => {
-      event.preventDefault();
-      setPin($("pin-input").value.trim());
-      message("", "");
-    });
+    $("pin-form").addEventListener("submit", savePin);
     $("new-game").addEventListener("submit", newGame);
     $("ng-game").addEventListener("change", variantVisibility);
     variantVisibility();

@@ -11,11 +11,17 @@
     zombee: ["Bee", "Question", "ZomBee", "Select", "OK", "Stop", "Undo", "Roll"],
     zoo: ["Select", "OK", "Undo", "Kill", "Life -", "Bullet -", "Lock"],
   };
-  const LIGHTS = { on: ["●", "lit"], blink: ["◐", "blinking"], fast: ["◐", "blinking fast"], off: ["○", "off"] };
-  const SOUNDS = {
-    short: "One short beep: the press was taken.",
-    long: "A long beep: a ZomBee, a player out or a win.",
-    refused: "Three short beeps: the press was refused.",
+  const LIGHTS = { on: ["●", t("lit")], blink: ["◐", t("blinking")], fast: ["◐", t("blinking fast")],
+    off: ["○", t("off")] };
+  // The buttons' words in the page's language, the same the hints use ("Hold Undo…" is "Halte Zurück…").
+  const LABELS = { Bee: t("Bee"), Question: t("Question"), ZomBee: "ZomBee", Select: t("Select"), OK: t("OK"),
+    Stop: t("Stop"), Undo: t("Undo"), Roll: t("Roll"), Kill: t("Kill"), "Life -": t("Life -"),
+    "Bullet -": t("Bullet -"), Lock: t("Lock") };
+  const label = (name) => LABELS[name] || name;
+  const SOUNDS = { // (each in t(): a word only reaches the catalogue written out where it is looked up)
+    short: t("One short beep: the press was taken."),
+    long: t("A long beep: a ZomBee, a player out or a win."),
+    refused: t("Three short beeps: the press was refused."),
   };
   let box = null; // the last snapshot of the box: {highlight, seats, status_led, hold_s}
   let game = null;
@@ -32,10 +38,12 @@
 
   /* Press a button of the box; `saying` is shown meanwhile (default: "Bee pressed…"). */
   async function press(name, holdSeconds, saying) {
-    say(saying || t("{button} pressed…", { button: name }), "pending");
+    say(saying || t("{button} pressed…", { button: label(name) }), "pending");
     const done = await TC.post("/api/demo/press", { button: name, hold_s: holdSeconds }, (text) => say(text, "refused"));
     // Accepted by the box; the table's answer (taken or refused) replaces this when it comes.
-    if (done && !saying && $("panel-msg").classList.contains("pending")) say(t("{button} pressed.", { button: name }), "pending");
+    if (done && !saying && $("panel-msg").classList.contains("pending")) {
+      say(t("{button} pressed.", { button: label(name) }), "pending");
+    }
   }
 
   function renderMirror() {
@@ -55,7 +63,7 @@
       seats.append(el("li", { class: "seat seat-" + seat.light, "data-player": seat.player },
         el("span", { class: "seat-light", "aria-hidden": "true", text: symbol }),
         el("span", { class: "seat-name", text: seat.player }),
-        el("span", { class: "sr-only", text: " " + t(word) })));
+        el("span", { class: "sr-only", text: " " + word })));
     }
     mirror.append(seats);
   }
@@ -64,7 +72,7 @@
   TC.panelNotice = function (msg) {
     box = msg;
     renderMirror();
-    if (msg.sound && SOUNDS[msg.sound]) $("panel-sound").textContent = t(SOUNDS[msg.sound]);
+    if (msg.sound && SOUNDS[msg.sound]) $("panel-sound").textContent = SOUNDS[msg.sound];
   };
 
   /* The table's answer to a press on the panel (the box's or ours). */
@@ -141,7 +149,7 @@
     const buttons = clear($("panel-buttons"));
     for (const name of info.demo ? info.buttons : []) {
       const b = el("button", { type: "button", class: "btn panel-btn", "data-button": name },
-        el("span", { class: "panel-label", text: name }));
+        el("span", { class: "panel-label", text: label(name) }));
       if (name === "Undo") {
         b.append(el("span", { class: "hold-fill", "aria-hidden": "true" }));
         b.setAttribute("aria-label", t("Undo (hold for a second)"));

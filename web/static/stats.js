@@ -76,9 +76,12 @@
   }
 
   function render(s) {
-    $("st-summary").textContent = TC.t("{n} finished games: {zombee} ZomBee, {zoo} Zombie Zoo", { n: s.games, zombee: s.zombee_games, zoo: s.zoo_games }) +
+    // One and many in each language (it said "1 finished games").
+    const games = { zombee: s.zombee_games, zoo: s.zoo_games };
+    $("st-summary").textContent = TC.tn("1 finished game: {zombee} ZomBee, {zoo} Zombie Zoo",
+      "{n} finished games: {zombee} ZomBee, {zoo} Zombie Zoo", s.games, games) +
       (s.unfinished ? " " + TC.t("({n} not finished, not counted)", { n: s.unfinished }) : "") + ". " +
-      TC.t("{n} players.", { n: s.players.length });
+      TC.tn("1 player.", "{n} players.", s.players.length);
     rows("st-players", s.players, (p) => [p.games, p.wins, pct(p.win_rate)]);
     bars("st-winrate", s.players, (p) => p.win_rate, (p) => TC.t("{rate} of {n}", { rate: pct(p.win_rate), n: p.games }));
     const zb = s.players.filter((p) => p.zombee_games);
@@ -87,8 +90,8 @@
     honeyLines(zb);
     const zoo = s.players.filter((p) => p.zoo_games);
     TC.show("st-zoo-card", zoo.length > 0);
-    rows("st-zoo", zoo, (p) => [p.zoo_games, p.kills, p.locks, p.deaths, p.average_score.toFixed(1)]);
-    bars("st-score", zoo, (p) => p.average_score, (p) => p.average_score.toFixed(1), "zoo");
+    rows("st-zoo", zoo, (p) => [p.zoo_games, p.kills, p.locks, p.deaths, TC.number(p.average_score, 1)]);
+    bars("st-score", zoo, (p) => p.average_score, (p) => TC.number(p.average_score, 1), "zoo");
   }
 
   document.addEventListener("DOMContentLoaded", async () => {

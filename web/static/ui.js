@@ -101,14 +101,15 @@ window.TC = window.TC || {};
     return node;
   };
 
-  /* The last events, newest first, in words. */
+  /* The last events, newest first, in words (`below`: an older one, under those shown). */
   const MAX_EVENTS = 12;
-  TC.addEvent = function (text, kind) {
+  TC.addEvent = function (text, kind, below) {
     const list = TC.$("events");
     const item = TC.el("li", { class: "event " + (kind || "") });
     if (kind === "refused") item.append(TC.el("strong", { text: TC.t("Refused:") + " " }));
     item.append(text);
-    list.prepend(item);
+    if (below) list.append(item);
+    else list.prepend(item);
     while (list.children.length > MAX_EVENTS) list.lastChild.remove();
   };
 

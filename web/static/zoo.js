@@ -15,6 +15,7 @@
     const alive = s.players.filter((p) => p.alive !== false);
     const pool = alive.length ? alive : s.players;
     const best = Math.max(...pool.map((p) => p.score));
+    if (best <= 0) return []; // nobody has scored yet: nobody leads (it named every hero at the start)
     return pool.filter((p) => p.score === best).map((p) => p.name);
   }
 
@@ -30,7 +31,9 @@
     const n = s.next_release_in;
     const release = n === null ? TC.t("no lock left on the board")
       : TC.tn("next release in 1 kill", "next release in {n} kills", n);
-    return [TC.t("Leader: {names}", { names: lead.join(", ") }), (best === 1 ? TC.t("1 point") : TC.t("{n} points", { n: best })) + " · " + release];
+    if (!lead.length) return [TC.t("No points yet"), release];
+    return [TC.t("Leader: {names}", { names: lead.join(", ") }),
+      (best === 1 ? TC.t("1 point") : TC.t("{n} points", { n: best })) + " · " + release];
   }
 
   function renderLocks(s) {
