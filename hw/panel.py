@@ -84,6 +84,8 @@ class Panel:
         self._sound_to_tell: str | None = None
         self._debouncers = {name: Debouncer(settle, hold_time if name == "Undo" else None, clock)
                             for name in self.pins.buttons}
+        # one software press per button at a time: two taps driving one mock pin together make one edge
+        self._pressing = {name: threading.Lock() for name in self.pins.buttons}
         self._buttons: dict[str, Button] = {}
         self._leds: dict[str, Any] = {}
         try:
@@ -211,15 +213,16 @@ class Panel:
         pin = button.pin
         if not isinstance(pin, MockPin):
             raise ConfigError(f'cannot press "{name}" from software: GPIO{self.pins.buttons[name]} is a real pin')
-        wait = min(self._debouncers[name].quiet_needed(), self._debouncers[name].settle)
-        if wait > 0:  # a press right after the last one would be taken for a bounce
-            threading.Event().wait(wait)
-        pin.drive_low()
-        try:
-            if hold > 0:
-                threading.Event().wait(hold)
-        finally:
-            pin.drive_high()
+        with self._pressing[name]:
+            wait = min(self._debouncers[name].quiet_needed(), self._debouncers[name].settle)
+            if wait > 0:  # a press right after the last one would be taken for a bounce
+                threading.Event().wait(wait)
+            pin.drive_low()
+            try:
+                if hold > 0:
+                    threading.Event().wait(hold)
+            finally:
+                pin.drive_high()
 
     # --- button callbacks (gpiozero threads; never touch the game) --------------------------------
 

@@ -419,6 +419,29 @@ def test_demo_press_by_name_with_a_hold(table, factory):
     Panel(table, pin_factory=factory).close()
 
 
+def test_taps_from_two_phones_at_once_each_count(table, factory):
+    # Two taps on the page's Kill while the first was still on its way: both drove the same mock pin
+    # low and high together, one edge for two taps, and a kill was lost ("Picked: Ann" for two Selects).
+    import threading
+
+    with Panel(table, pin_factory=factory) as panel:
+        table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "demo")
+        assert panel.wait_until(lambda p: p.state is not None, WAIT)
+        panel.press("Select")
+        together = threading.Barrier(3)
+
+        def tap():
+            together.wait()
+            panel.press("Kill")
+
+        phones = [threading.Thread(target=tap) for _ in range(3)]
+        for phone in phones:
+            phone.start()
+        for phone in phones:
+            phone.join(WAIT)
+        assert panel.wait_until(lambda p: p.state["players"][0]["kills"] == 3, WAIT), panel.state["players"][0]
+
+
 def test_close_is_idempotent_and_turns_leds_off(rig):
     rig.new_game("zombee", "Tom", "Mia")
     assert rig.lit() == [1]
