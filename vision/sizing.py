@@ -36,8 +36,9 @@ def at_die_size(originals: dict) -> Sized:
         missing = next(((face, f) for (face, f, _), det in zip(taken, found) if not det.dice), None)
         if missing:
             blank = blank or missing  # the photo that showed none at the size first tried is named
-            if shrink < 0.3:
-                break
+            sides = [det.side for det in found if det.dice]
+            if shrink < 0.3 or (sides and smaller(float(np.median(sides))) == 1.0):
+                break  # the other photos' dice are of a size the reader reads: this photo shows none
             shrink *= 0.5
             continue
         side = float(np.median([det.side for det in found]))
