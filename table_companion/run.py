@@ -183,6 +183,16 @@ class StartCamera:
             first.close()
 
 
+def mode_line(parts: dict[str, Any]) -> str:
+    """What runs, for the first line: a camera given with --demo is a real one."""
+    if not parts["demo"]:
+        return "on the Pi"
+    camera = parts.get("camera")
+    if camera is None:
+        return "demo mode: simulated camera and buttons (press them on the page)"
+    return f"demo mode: camera {camera.spec}, simulated buttons (press them on the page)"
+
+
 def _warn(line: str) -> None:
     print(f"companion run: {line}", file=sys.stderr, flush=True)
 
@@ -239,8 +249,7 @@ def handle(args: argparse.Namespace) -> int:
             print(f"companion run: cannot listen on {s.host}:{s.port}: {getattr(exc, 'strerror', None) or exc}",
                   file=sys.stderr)
             return 1
-        mode = "demo mode: simulated camera and buttons (press them on the page)" if parts["demo"] else "on the Pi"
-        print(f"Table companion, {mode}. Game log: {s.db_path()}", flush=True)
+        print(f"Table companion, {mode_line(parts)}. Game log: {s.db_path()}", flush=True)
         urls = page_urls(s.host, server.port)
         parts["app"].config["INVITE_URL"] = urls[0]  # the page's Invite view shows the same address
         print(banner(urls[0], parts["pin"], parts["made_up"], f"http://127.0.0.1:{server.port}/", urls[1:]),

@@ -248,3 +248,15 @@ def test_the_pin_comes_from_the_flag_then_the_environment_then_the_settings_file
     config.write_text('[companion]\npin = " "\n')
     with pytest.raises(ValueError, match=str(config)):
         settings_from(parser.parse_args(["run", "--config", str(config)]), {})
+
+
+def test_the_first_line_says_which_camera_a_demo_reads():
+    # `run --demo --camera 0` said "simulated camera" while it read the webcam
+    from types import SimpleNamespace
+
+    from table_companion.run import mode_line
+
+    assert mode_line({"demo": True, "camera": None}).startswith("demo mode: simulated camera and buttons")
+    assert mode_line({"demo": True, "camera": SimpleNamespace(spec="0")}).startswith("demo mode: camera 0, simulated "
+                                                                                    "buttons")
+    assert mode_line({"demo": False, "camera": SimpleNamespace(spec="picamera2")}) == "on the Pi"
