@@ -29,7 +29,7 @@ def first_rolls(log: GameLog) -> list[list[str]]:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    with GameLog(args.db or default_db_path()) as log:
+    with GameLog(args.db or default_db_path(), readonly=True) as log:  # reading makes no log
         summary = GameStats().summary(log)
     if args.csv:
         sys.stdout.write(to_csv(summary))
@@ -42,7 +42,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def cmd_dice_stats(args: argparse.Namespace) -> int:
     settings = settings_from(args.config)
-    with GameLog(args.db or settings.db_path()) as log:
+    with GameLog(args.db or settings.db_path(), readonly=True) as log:
         result = dice_stats(first_rolls(log), face_chances(settings.dice))
     print(json.dumps(result) if args.json else describe_dice(result))
     return 0

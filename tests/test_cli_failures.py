@@ -57,7 +57,7 @@ def test_run_with_a_game_log_that_cannot_be_created(tmp_path, where, capsys):
 
 
 @pytest.mark.parametrize("argv", [["serve", "--pin", "123456"], ["run", "--demo", "--pin", "123456"],
-                                  ["log", "import", str(FULL_GAME)], ["stats"]])
+                                  ["log", "import", str(FULL_GAME)]])
 def test_a_given_game_log_in_a_folder_that_does_not_exist_is_refused(tmp_path, argv, capsys, monkeypatch):
     # the folders were made and the server started on a new, empty game log there
     monkeypatch.setattr("web.serve.ServerThread", lambda *a, **k: pytest.fail("the server started"))

@@ -191,3 +191,15 @@ def test_too_few_rolls_are_not_tested():
     d = dice_stats([["zzz"] * 5], face_chances(DEFAULT_DICE))
     assert not d["test"]["enough_data"] and not d["test"]["differ"]
     assert dice_stats([], face_chances(DEFAULT_DICE))["test"]["p_value"] is None
+
+
+@pytest.mark.parametrize("command", ["stats", "dice-stats"])
+def test_statistics_of_a_log_that_does_not_exist_say_so_and_make_none(tmp_path, command, capsys):
+    # they made an empty game log where none was (and said "0 finished games"), at the default place too
+    from companion.cli import main
+
+    missing = tmp_path / "games.sqlite"
+    assert main([command, "--db", str(missing)]) == 1
+    err = capsys.readouterr().err
+    assert f"there is no game log at {missing}" in err and err.count("\n") == 1
+    assert not missing.exists()
