@@ -65,6 +65,7 @@ class GameLog:
     def __init__(self, path: str | os.PathLike, *, clock: Callable[[], float] = time.time, readonly: bool = False):
         self.path = Path(path)
         self.readonly = readonly
+        self.closed = False  # set by close(): a reader still busy at shutdown knows why it failed
         self._clock = clock
         self._lock = threading.RLock()
         self._engines: dict[int, Engine] = {}  # games under way, and every game changed since opening
@@ -292,6 +293,7 @@ class GameLog:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            self.closed = True
 
     def __enter__(self) -> "GameLog":
         return self

@@ -203,3 +203,19 @@ def test_statistics_of_a_log_that_does_not_exist_say_so_and_make_none(tmp_path, 
     err = capsys.readouterr().err
     assert f"there is no game log at {missing}" in err and err.count("\n") == 1
     assert not missing.exists()
+
+
+def test_the_pages_statistics_warm_up_is_quiet_when_the_log_closes_under_it(table, caplog):
+    # Ctrl-C closed the game log while the warm-up still read it: a traceback on the terminal at every stop
+    from web import create_app
+    from web.insight import warm_up
+
+    app = create_app({"TABLE": table, "PIN": None})
+    table.log.close()
+    with caplog.at_level("ERROR"):
+        warm_up(app).join(30)
+    assert not caplog.records
+    table.log.closed = False  # a log that fails while open is still said, with its traceback
+    with caplog.at_level("ERROR"):
+        warm_up(app).join(30)
+    assert "reading the statistics in the background failed" in caplog.text

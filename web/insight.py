@@ -49,7 +49,8 @@ def warm_up(app) -> threading.Thread:
             coach.prepare()
             stats.summary(gamelog)
         except Exception:  # the page will try again when asked
-            log.exception("reading the statistics in the background failed")
+            if not gamelog.closed:  # closed under it by a Ctrl-C: the companion is stopping, nothing failed
+                log.exception("reading the statistics in the background failed")
 
     thread = threading.Thread(target=run, name="stats-warm-up", daemon=True)
     thread.start()
