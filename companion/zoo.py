@@ -17,6 +17,7 @@ from .commands import LOCKS, MAX_COUNT, MAX_DELTA, AnimalsCleared, Bullets, Coll
 from .errors import IllegalCommand
 from .events import N_, Event, phrase, render
 from .legal import span
+from .zoo_words import CAGE_ANIMALS, LOCK_NAMES, counted, joined, listed, points_said, timer_steps
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 MAX_LIFE = 5
@@ -27,20 +28,6 @@ SURVIVOR_POINTS = 5
 # A lock on one of these sides is still on the board: it can be collected and it still steps.
 ON_BOARD = ("60:00", "30:00")
 LOCK_RELEASE_MODES = ("every_multiple", "first_time")
-LOCK_NAMES = {
-    "tiger_trail": N_("Tiger Trail"),
-    "lions_den": N_("Lions' Den"),
-    "hyena_hideout": N_("Hyena Hideout"),
-    "polar_bears": N_("Polar Bears"),
-}
-CAGE_ANIMALS = {
-    "tiger_trail": N_("Zombie Tigers"),
-    "lions_den": N_("Zombie Lions"),
-    "hyena_hideout": N_("Zombie Hyenas"),
-    "polar_bears": N_("Zombie Polar Bears"),
-}
-
-
 @dataclass
 class Hero:
     """One player's pawn and everything in front of them on the table."""
@@ -51,35 +38,6 @@ class Hero:
     kills: int = 0
     locks: list[str] = field(default_factory=list)  # in the order collected
     alive: bool = True
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _points(n: int) -> dict:
-    return phrase(N_("1 point") if n == 1 else N_("{n} points"), n=n)
-
-
-def _timer_steps(timers: list[tuple[str, str, str]], moving: int) -> list[dict]:
-    """The locks' timers moving on, in words (they used to read "Tiger Trail 60:00 -> 30:00").
-
-    Every lock on the board steps together, so the usual step is one phrase for all of them.
-    """
-    if len(timers) > 1 and len(timers) == moving and len({(b, a) for _, b, a in timers}) == 1:
-        _, before, after = timers[0]
-        return [phrase(N_("the timers of all {n} locks on the board move from {before} to {after}"), n=len(timers),
-                       before=before, after=after)]
-    return [phrase(N_("the timer of {lock} moves from {before} to {after}"), lock=phrase(LOCK_NAMES[lock]),
-                   before=before, after=after) for lock, before, after in timers]
-
-
-def _names(names: list[str]) -> str:
-    return ", ".join(names) if names else "none"
-
-
-def _and(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 class Zoo:
@@ -188,24 +146,26 @@ class Zoo:
         """outcome() before its values went in (events.phrase), so a page can say it in German."""
         if not self.is_over():
             top = max(self.score(h.name) for h in self.players)
+            if top == 0:  # everyone on nothing is nobody leading
+                return phrase(N_("Play goes on; nobody has scored yet."))
             leaders = [h.name for h in self.players if self.score(h.name) == top]
             template = (N_("Play goes on; {names} leads with {points}.") if len(leaders) == 1
                         else N_("Play goes on; {names} lead with {points}."))
-            return phrase(template, names=_and(leaders), points=_points(top))
+            return phrase(template, names=joined(leaders), points=points_said(top))
         last = self.ended_by == "last_alive"
         winners = self.winners()
-        points = _points(self.score(winners[0]))
+        points = points_said(self.score(winners[0]))
         if len(winners) > 1:
             return phrase(N_("{names} share the win with {points} each, level on life too (game ended as the last "
                              "one alive).") if last else
                           N_("{names} share the win with {points} each, level on life too (game ended once the "
-                             "Zombie Gorillas and Monkeys were cleared)."), names=_and(winners), points=points)
+                             "Zombie Gorillas and Monkeys were cleared)."), names=joined(winners), points=points)
         tied = [h.name for h in self.players if self.score(h.name) == points["args"]["n"] and h.name != winners[0]]
         if tied:
             return phrase(N_("{name} wins with {points}, ahead of {tied} on life left (game ended as the last one "
                              "alive).") if last else
                           N_("{name} wins with {points}, ahead of {tied} on life left (game ended once the Zombie "
-                             "Gorillas and Monkeys were cleared)."), name=winners[0], points=points, tied=_and(tied))
+                             "Gorillas and Monkeys were cleared)."), name=winners[0], points=points, tied=joined(tied))
         return phrase(N_("{name} wins with {points} (game ended as the last one alive).") if last else
                       N_("{name} wins with {points} (game ended once the Zombie Gorillas and Monkeys were cleared)."),
                       name=winners[0], points=points)
@@ -272,7 +232,7 @@ class Zoo:
                 steps.append(phrase("{lock} is removed (take its tile out of play)", lock=phrase(LOCK_NAMES[lock])))
             else:
                 timers.append((lock, before, after))
-        steps += _timer_steps(timers, len(moving))
+        steps += timer_steps(timers, len(moving))
         return [Event.said("locks_advanced", "{name} reached {kills} kills, so the release clock runs: {steps}.",
                           hero.name, name=hero.name, kills=reached, steps=steps)] + self._if_last_lock_gone()
 
@@ -285,7 +245,7 @@ class Zoo:
             where = f"already collected by {owner}" if owner else gone[side]
             raise IllegalCommand(
                 f"{quote(cmd.to_dict())}: the {LOCK_NAMES[cmd.lock]} lock is {where}; "
-                f"locks still on the board: {_names(self.locks_on_board())}"
+                f"locks still on the board: {listed(self.locks_on_board())}"
             )
         self.locks[cmd.lock] = "collected"
         hero.locks.append(cmd.lock)
@@ -310,7 +270,7 @@ class Zoo:
         if -cmd.delta > self.most_lost(hero, "life"):
             raise IllegalCommand(
                 f"{given}: bullets are spent before the last life, and {hero.name} still has "
-                f"{_plural(hero.bullets, 'bullet')}; spend them first "
+                f"{counted(hero.bullets, 'bullet')}; spend them first "
                 f"(e.g. {{\"cmd\":\"bullets\",\"player\":\"{hero.name}\",\"delta\":-{hero.bullets}}})"
             )
         if cmd.delta > 0:
@@ -344,7 +304,7 @@ class Zoo:
         hero = self._living(cmd.player, cmd, "gain or spend bullets")
         if -cmd.delta > self.most_lost(hero, "bullets"):
             raise IllegalCommand(
-                f"{given}: {hero.name} has {_plural(hero.bullets, 'bullet')}, so can spend at most {hero.bullets}"
+                f"{given}: {hero.name} has {counted(hero.bullets, 'bullet')}, so can spend at most {hero.bullets}"
             )
         hero.bullets += cmd.delta
         template = {(True, True): N_("{name} gained 1 bullet: {bullets} now."),
@@ -376,7 +336,7 @@ class Zoo:
         for hero in self.players:
             if hero.name == name:
                 return hero
-        raise IllegalCommand(f"no player {quote(name)}; players are {_names([h.name for h in self.players])}")
+        raise IllegalCommand(f"no player {quote(name)}; players are {listed([h.name for h in self.players])}")
 
     def _living(self, name: str, cmd: Command, doing: str) -> Hero:
         """The named living player, or a refusal that lists who could be meant."""
@@ -388,12 +348,12 @@ class Zoo:
             near = [h.name for h in self.players if h.name.casefold() == name.strip().casefold()]
             hint = f" (did you mean {quote(near[0])}?)" if near else ""
             raise IllegalCommand(
-                f"{given}: no player {quote(name)}{hint}; players are {_names([h.name for h in self.players])}"
+                f"{given}: no player {quote(name)}{hint}; players are {listed([h.name for h in self.players])}"
             ) from None
         if not hero.alive:
             raise IllegalCommand(
                 f"{given}: {hero.name} is out of the game and cannot {doing}; "
-                f"living players: {_names(self.living_players())}"
+                f"living players: {listed(self.living_players())}"
             )
         return hero
 
