@@ -150,6 +150,8 @@ def test_the_german_page_names_its_own_buttons_and_writes_german_numbers(browser
     expect(page.locator("#dice-stats")).to_contain_text("Chi-Quadrat")
     numbers = " ".join(figures.all_inner_texts() + [page.locator("#dice-stats").inner_text()])
     assert re.search(r"\d,\d\d", numbers) and not re.search(r"\d\.\d", numbers), numbers
+    # ... and shares with the space German sets before its per cent sign ("7 %"; they read "7%")
+    expect(page.locator("#zb-odds strong")).to_have_text(re.compile(r"^\d+\s%$"))
     broken = page.evaluate("""() => [...document.querySelectorAll('#coach-table td')].filter((td) => {
       const r = document.createRange(); r.selectNodeContents(td); return r.getClientRects().length > 1;
     }).map((td) => td.textContent)""")

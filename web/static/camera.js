@@ -101,7 +101,7 @@
       case "dark": return TC.t("Too dark: put more light on the tray (it is at {level} of 255).", a);
       case "tray": return TC.t("Tray not found: aim the camera so the light tray fills the middle of the picture.");
       case "glare": return TC.t("Glare: {share} of the picture is burnt white; move the lamp to one side or tilt it away from the camera.",
-        { share: `${a.share}%` });
+        { share: TC.percent(a.share / 100, 1) });
       case "small": return TC.t("Dice too small: {px} px across; move the camera closer ({best} px or more reads best).", a);
       case "hand": return TC.t("A hand is over the tray.");
       case "offline": return TC.t("Camera offline: no picture.");
@@ -135,7 +135,7 @@
     return m.accuracy === null || m.accuracy === undefined
       ? TC.t("taught on this table ({when})", { when: m.when })
       : TC.t("taught on this table ({when}), {share} of its photos read right",
-        { when: m.when, share: `${Math.round(m.accuracy * 100)}%` });
+        { when: m.when, share: TC.percent(m.accuracy) });
   }
 
   async function refresh() {
@@ -233,7 +233,7 @@
     const rows = clear($("cam-report-rows"));
     for (const [face, acc] of Object.entries(rep.faces)) {
       rows.append(el("tr", { class: face === rep.weakest && !rep.ok ? "weak" : "" },
-        el("td", {}, NAMES[face] || face), el("td", {}, `${Math.round(acc * 100)}%`),
+        el("td", {}, NAMES[face] || face), el("td", {}, TC.percent(acc)),
         el("td", {}, String((rep.photos || {})[face] || 0))));
     }
     $("cam-advice").textContent = rep.ok ? TC.t("Good: every face was read right when left out.")

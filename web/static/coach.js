@@ -11,7 +11,7 @@
   let settings = null; // {mode, modes, faces, source}
   let shown = null; // the state whose coach is on screen
 
-  const pct = (x) => `${Math.round(x * 100)}%`;
+  const pct = (x) => TC.percent(x);
   // Decimals as the page's language writes them ("0,58" in German, TC.number).
   const num = (x) => (Math.abs(x - Math.round(x)) < 0.05 ? String(Math.round(x)) : TC.number(x, 1));
   const signed = (x) => (x > -0.005 ? "+" : "−") + TC.number(Math.abs(x), 2); // never "−0.00"

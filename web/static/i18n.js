@@ -52,6 +52,12 @@ window.TC = window.TC || {};
     return new Intl.NumberFormat(TC.lang, options).format(x);
   };
 
+  /* A share written as the page's language writes it: TC.percent(0.07) is "7%" in English and "7 %" in German
+     (digits: after the point, at most; none by default). */
+  TC.percent = function (share, digits) {
+    return new Intl.NumberFormat(TC.lang, { style: "percent", maximumFractionDigits: digits || 0 }).format(share);
+  };
+
   /* TC.tn("one flower", "{n} flowers", n, {n}): German and English both have one form for 1
      and one for every other number. */
   TC.tn = function (singular, plural, n, params) {

@@ -8,7 +8,7 @@
   const MAX_LINES = 8; // more lines than this are unreadable on a phone: the players with most games
   const W = 360;
 
-  const pct = (x) => `${Math.round(x * 100)}%`;
+  const pct = (x) => TC.percent(x);
 
   function rows(id, players, cells) {
     const body = clear($(id));

@@ -82,7 +82,7 @@
     clear(line);
     if (typeof odds === "number" && !s.over) {
       line.append(TC.t("Chance the next flower is the ZomBee:") + " ",
-        el("strong", { text: `${Math.round(odds * 100)}%` }),
+        el("strong", { text: TC.percent(odds) }),
         el("span", { class: "muted", text: " " + TC.t("(1 in {n})", { n: f.face_down }) }));
     }
   }
