@@ -63,15 +63,22 @@ class SyntheticCamera(FrameSource):
             raise ValueError(f"{len(faces)} dice do not fit on the tray")
         return [(f, x, y, a) for f, (x, y, a) in zip(faces, spots)]
 
-    def set_tray(self, faces) -> None:
-        """Show exactly these dice lying still from the next frame on."""
+    def set_tray(self, faces, apart: float = 0.0) -> None:
+        """Show exactly these dice lying still from the next frame on; apart: no two centres nearer than
+        this many sides, as far as 50 tries of placing them find (the last try otherwise). The tries are
+        made before the frame changes: a frame of a try that was put back is never shown."""
         faces = [str(f) for f in faces]
         bad = [f for f in faces if f not in DICE_FACES]
         if bad:
             raise ValueError(f"{bad[0]!r} is not a die face; faces are {', '.join(DICE_FACES)}")
         with self._lock:
             self._plan.clear()
-            self.placed = self._place(faces)
+            for _ in range(50 if apart else 1):
+                placed = self._place(faces)
+                spots = [(x, y) for _, x, y, _ in placed]
+                if all(math.dist(a, b) > apart * self.size for i, a in enumerate(spots) for b in spots[:i]):
+                    break
+            self.placed = placed
             self._still = None
             self.settled_at = None
 
