@@ -91,15 +91,15 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
     store = DiceStore(settings.dice_path())
     reader = DiceReader(taught_model(store, settings, explicit=getattr(args, "model", None) is not None))
     camera = demo_camera() if demo and not settings.camera else None
-    # So does a camera that cannot be opened; one lost later, during a game, is waited for.
-    start_camera = None if camera is not None else StartCamera(settings.camera or "picamera2",
-                                                               camera_origin(args, settings, config_path),
-                                                               required=args.camera is not None)
-    parts: dict[str, Any] = {"camera": start_camera, "demo": demo, "pin": pin, "made_up": made_up,
-                             "settings": settings}
+    parts: dict[str, Any] = {"demo": demo, "pin": pin, "made_up": made_up, "settings": settings}
     try:
-        # A second server on this log stops here, before the log is opened.
+        # A second server on this log stops here, before its camera or the log is opened: the first
+        # holds the camera, and "cannot be opened" would hide what is really wrong.
         parts["lock"] = ServerLock(settings.db_path()).acquire()
+        # So does a camera that cannot be opened, before the log is opened; one lost later is waited for.
+        start_camera = parts["camera"] = None if camera is not None else StartCamera(
+            settings.camera or "picamera2", camera_origin(args, settings, config_path),
+            required=args.camera is not None)
         log = parts["log"] = GameLog(settings.db_path(), clock=clock)
         table = parts["table"] = Table(log).start()
         state = table.state()
