@@ -93,7 +93,7 @@
       if (!shown || !current || log.game_id !== shown.game_id || current.game_id !== shown.game_id) return;
       const before = log.records.filter((r) => r.seq <= shown.seq); // later ones came as events
       for (const r of before.slice(-6).reverse()) {
-        const at = new Date(r.time * 1000).toLocaleTimeString(TC.lang, { hour: "2-digit", minute: "2-digit" });
+        const at = TC.clockTime(r.time);
         TC.addEvent(`${at} ${TC.describe(r.command)} (${TC.sourceWords(r.source)})`, "history", true);
       }
     } catch (err) {
@@ -129,7 +129,7 @@
 
   function showStatus(status) {
     if (status.restarted) {
-      const at = new Date(status.started * 1000).toLocaleTimeString(TC.lang, { hour: "2-digit", minute: "2-digit" });
+      const at = TC.clockTime(status.started);
       showAlert("alert-restart", TC.t("The companion restarted at {time}; the game continues where it stood.", { time: at }));
     }
     if (status.camera === "lost") showAlert("alert-camera", TC.t("Camera offline: enter rolls on the page or the panel."));
@@ -199,7 +199,7 @@
     try {
       const info = await (await fetch("/api/info", { cache: "no-store" })).json();
       if (started !== null && info.started !== started) {
-        const at = new Date(info.started * 1000).toLocaleTimeString(TC.lang, { hour: "2-digit", minute: "2-digit" });
+        const at = TC.clockTime(info.started);
         showAlert("alert-restart", TC.t("The companion restarted at {time}; this page has caught up with the game.", { time: at }));
         TC.addEvent(TC.t("The companion restarted at {time}.", { time: at }), "notice");
         TC.info = info;

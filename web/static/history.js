@@ -28,7 +28,7 @@
     $("hi-export").href = `/api/games/${g.id}.jsonl`;
     const list = clear($("hi-timeline"));
     for (const r of data.timeline) {
-      const at = new Date(r.time * 1000).toLocaleTimeString(TC.lang, { hour: "2-digit", minute: "2-digit" });
+      const at = TC.clockTime(r.time);
       const said = r.events.length ? r.events.map((e) => TC.eventText(e)).join(" ") : TC.describe(r.command);
       list.append(el("li", {}, el("span", { class: "when", text: at + " " }), said));
     }

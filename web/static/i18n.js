@@ -58,6 +58,11 @@ window.TC = window.TC || {};
     return new Intl.NumberFormat(TC.lang, { style: "percent", maximumFractionDigits: digits || 0 }).format(share);
   };
 
+  /* A time of day, hours and minutes, as the page's language writes it ("04:42"; English "04:42 AM"). */
+  TC.clockTime = function (secs) {
+    return new Date(secs * 1000).toLocaleTimeString(TC.lang, { hour: "2-digit", minute: "2-digit" });
+  };
+
   /* TC.tn("one flower", "{n} flowers", n, {n}): German and English both have one form for 1
      and one for every other number. */
   TC.tn = function (singular, plural, n, params) {
