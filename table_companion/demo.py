@@ -64,7 +64,7 @@ def demo_camera() -> Any:
 def lay_apart(camera: Any, faces) -> None:
     """These dice at rest in the synthetic tray, none touching another, as a person lays dice for a
     calibration photo (a die touching another is a reader's problem, not the calibration's)."""
-    if len(faces) > DICE:  # checked first: a later try that no longer fits would leave an earlier one lying
+    if len(faces) > DICE:  # the game's five at most: the tray would place and show up to some 40
         raise ValueError(f"{len(faces)} dice: the demo tray holds the game's {DICE} at most")
     # One call, whose tries the camera's thread never shows: when they were laid one by one, a capture
     # made while the wait below ran out could read a try that was put back (two dice touching). A CI
