@@ -166,13 +166,14 @@ def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray
 
 
 def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray | None = None,
-           expected=None, dark: float = 1.0) -> Detection:
+           expected=None, dark: float = 1.0, judge=None) -> Detection:
     """Every die on the tray, touching dice split, hands flagged and dice under them dropped.
 
     side: the die's side in pixels (calibrated), else measured from the frame. expected: how many
     dice were thrown (an int or a collection of acceptable counts); it only chooses between plausible
     ways to split a cluster, and `check` says so when no plausible way gives that many dice. dark: see
-    die_masks (calibrated for the tray; 1.0 for a light one)."""
+    die_masks (calibrated for the tray; 1.0 for a light one). judge(dice, side, tray): how surely
+    dice cut from this frame read as faces (0-1), to choose between ways of cutting touching dice."""
     small = cv2.resize(frame, SMALL, interpolation=cv2.INTER_AREA)
     level, tray = tray_level(frame, small)
     hand, hand_mask = find_hand(small, tray)
@@ -201,7 +202,8 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
                                                      min(int(g.x), big.shape[1] - 1)]]
         return regions
 
-    dice, check = choose(regions_at(regions, side), side, expected)
+    pick = None if judge is None else (lambda blobs, s: judge(blobs, s, tray))
+    dice, check = choose(regions_at(regions, side), side, expected, pick)
     if check and not known:
         # With every die touching another (a 2x2 block, an L) the frame shows no lone die, and a
         # block passes for one big die. The number thrown and the dark area they cover give the side,
@@ -209,7 +211,7 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
         for other in side_for_count(found, expected):
             if abs(other - side) > 0.1 * side:
                 cut = regions_at(found, other)
-                alt, alt_check = choose(cut, other, expected)
+                alt, alt_check = choose(cut, other, expected, pick)
                 if alt_check is None and on_grid(cut, other):
                     dice, check, side = alt, None, other
                     break
