@@ -1,0 +1,60 @@
+"""What a page audit at phone sizes found (Debian's chromium at 320 and 390 px, English and German).
+
+The Zoo's controls offer only what the engine lists in `legal`. Fixtures and helpers are the
+table page's (tests/test_web_table_page.py: a table with the panel on mock pins, pressed from the page).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import test_web_table_page as table_page
+from support.browser import needs_chromium
+from test_web_newcomer import showing
+from test_web_table_page import open_live, phone
+
+browser = table_page.browser  # the table page's fixtures: its chromium, its table with the panel on mock pins
+site = table_page.site
+
+pytestmark = needs_chromium
+
+
+def test_the_zoo_controls_offer_only_what_the_engine_allows(browser, site):
+    from playwright.sync_api import expect
+
+    page = phone(browser, 390)
+    table = site.table
+    table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben", "Cat"]}, "cli")
+    for cmd in ({"cmd": "bullets", "player": "Cat", "delta": -5}, {"cmd": "life", "player": "Cat", "delta": -5}):
+        table.submit(cmd, "cli")
+    state = table.submit({"cmd": "life", "player": "Ben", "delta": -4}, "cli")  # 1 life left, 5 bullets
+    open_live(page, site.url)
+    showing(page, state)
+    # Cat is out: she is not offered (a tap for her was refused "Cat is out of the game").
+    expect(page.locator("#zoo-player option")).to_have_text(["Ann", "Ben"])
+    page.select_option("#zoo-player", "Ben")
+    life_down = page.get_by_role("button", name="−1 life")
+    bullet_down = page.get_by_role("button", name="−1 bullet")
+    # The last life waits for the bullets: greyed out, with the reason beside it (it took the tap, then refused).
+    expect(life_down).to_be_disabled()
+    expect(bullet_down).to_be_enabled()
+    expect(page.locator("#zoo-hint")).to_have_text("Ben must spend every bullet before losing the last life.")
+    state = table.submit({"cmd": "bullets", "player": "Ben", "delta": -5}, "cli")
+    showing(page, state)
+    expect(page.locator("#zoo-player")).to_have_value("Ben")  # the hero picked stays picked
+    expect(bullet_down).to_be_disabled()  # it was offered at 0 and refused: "Ben has only 0 bullets."
+    expect(life_down).to_be_enabled()
+    expect(page.locator("#zoo-hint")).to_have_text("Ben has no bullets left.")
+    page.select_option("#zoo-player", "Ann")
+    expect(bullet_down).to_be_enabled()
+    expect(page.locator("#zoo-hint")).to_be_hidden()
+    # Ben's last life ends the game: only Undo is left (every control stayed, and every tap was refused).
+    state = table.submit({"cmd": "life", "player": "Ben", "delta": -1}, "cli")
+    showing(page, state)
+    assert state["over"] and state["legal"] == []
+    controls = page.locator("#zoo-controls")
+    expect(controls.locator("button:visible")).to_have_text(["Undo last move"])
+    expect(controls.locator("select, input")).to_have_count(0)
+    expect(controls.get_by_role("button", name="Undo last move")).to_be_enabled()
+    assert not page.errors, page.errors
+    page.context.close()
