@@ -58,3 +58,34 @@ def test_the_zoo_controls_offer_only_what_the_engine_allows(browser, site):
     expect(controls.get_by_role("button", name="Undo last move")).to_be_enabled()
     assert not page.errors, page.errors
     page.context.close()
+
+
+HEADER_WORDS = """() => [...document.querySelectorAll('header.bar a, header.bar .status')].filter((e) => e.offsetParent)
+  .map((e) => { const r = document.createRange(); r.selectNodeContents(e);
+    const lines = new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size;
+    const b = e.getBoundingClientRect();
+    return {text: e.textContent.trim(), lines, width: b.width, left: b.left, right: b.right}; })"""
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_header_keeps_its_words_whole_while_offline_on_a_narrow_phone(browser, site, lang):
+    from playwright.sync_api import expect
+
+    page = phone(browser, 320)
+    site.table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "cli")
+    open_live(page, site.url, lang)
+    page.context.set_offline(True)  # the phone's Wi-Fi drops
+    expect(page.locator("#status.offline")).to_be_visible(timeout=20_000)
+    words = page.evaluate(HEADER_WORDS)
+    # German "Offline · neuer Versuch läuft" squeezed "Einladen" into one letter a line, DE over EN.
+    links = [w for w in words if w["text"] != page.locator("#status").inner_text()]
+    assert all(w["lines"] == 1 for w in links), words
+    assert page.locator("header.bar").bounding_box()["height"] <= 80, words
+    across = sorted(words, key=lambda w: w["left"])
+    assert all(a["right"] <= b["left"] + 0.5 for a, b in zip(across, across[1:])), f"overlapping: {words}"
+    # The language switch is a thumb wide, not only a thumb tall (DE and EN were 32 px wide).
+    assert all(w["width"] >= 44 for w in words if w["text"] in ("DE", "EN")), words
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    page.context.set_offline(False)
+    expect(page.locator("#status.live")).to_be_visible(timeout=20_000)
+    page.context.close()
