@@ -89,3 +89,23 @@ def test_the_header_keeps_its_words_whole_while_offline_on_a_narrow_phone(browse
     page.context.set_offline(False)
     expect(page.locator("#status.live")).to_be_visible(timeout=20_000)
     page.context.close()
+
+
+def test_the_german_headline_says_whose_turn_and_who_acts_in_words_that_differ(browser, site):
+    from playwright.sync_api import expect
+
+    page = phone(browser, 390)
+    table = site.table
+    table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia", "Ann"]}, "cli")
+    table.submit({"cmd": "roll", "faces": ["bee", "bee", "bee", "honey", "zzz"]}, "cli")
+    state = table.submit({"cmd": "stop"}, "cli")  # three bees: Mia, Ann, Mia each owe a flower
+    open_live(page, site.url, "de")
+    showing(page, state)
+    # It read "Tom ist dran" over Mia's badge "Ist dran", and "(3 Blumen offen)" where the flowers card
+    # says "offen" for face up ("14 verdeckt · offen: 0 von 11 Bienen").
+    expect(page.locator("#now-main")).to_have_text("Tom ist am Zug")
+    expect(page.locator("#now-sub")).to_have_text("Jetzt: Mia dreht eine Blume um (3 Blumen umzudrehen)")
+    expect(page.locator("#zb-players .player", has_text="Tom").locator(".badge")).to_have_text(["Am Zug"])
+    expect(page.locator("#zb-players .player", has_text="Mia").locator(".badge")).to_have_text(["Jetzt gefragt"])
+    assert not page.errors, page.errors
+    page.context.close()
