@@ -109,3 +109,30 @@ def test_the_german_headline_says_whose_turn_and_who_acts_in_words_that_differ(b
     expect(page.locator("#zb-players .player", has_text="Mia").locator(".badge")).to_have_text(["Jetzt gefragt"])
     assert not page.errors, page.errors
     page.context.close()
+
+
+@pytest.mark.parametrize("width, lang", [(320, "en"), (320, "de"), (390, "en"), (390, "de")])
+def test_a_short_name_and_every_drop_count_read_whole_in_a_tournament(browser, site, width, lang):
+    from playwright.sync_api import expect
+
+    page = phone(browser, width)
+    table = site.table
+    table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia", "Ann"], "variant": "tournament"}, "cli")
+    table.submit({"cmd": "roll", "faces": ["honey", "honey", "honey", "zombee", "bee"]}, "cli")
+    state = table.submit({"cmd": "stop"}, "cli")  # Tom takes a drop (2) and turns the first flower himself
+    assert state["pending"] == "Tom"
+    open_live(page, site.url, lang)
+    showing(page, state)
+    tom = page.locator("#zb-players .player", has_text="Tom")
+    # His turn ("▶" and the headline) and he acts now: one badge. "▶ Tom" was cut to "▶ T…" at 320 px,
+    # beside two badges ("Turn", "Acts now") and a row of drops.
+    expect(tom.locator(".badge")).to_have_count(1)
+    expect(page.locator("#now-main")).to_contain_text("Tom")
+    name = tom.locator(".player-name")
+    assert name.evaluate("(e) => e.scrollWidth <= e.clientWidth"), name.inner_text()
+    # Each count stands beside its drop: the green count 0 stood alone ("💧1 0": a 0 of what?).
+    for drops in page.locator("#zb-players .drops").all():
+        assert drops.locator(".icon:visible").count() >= 1, drops.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert not page.errors, page.errors
+    page.context.close()
