@@ -136,3 +136,23 @@ def test_a_short_name_and_every_drop_count_read_whole_in_a_tournament(browser, s
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert not page.errors, page.errors
     page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_locks_state_reads_whole_on_a_narrow_phone(browser, site, lang):
+    page = phone(browser, 320)
+    table = site.table
+    table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]}, "cli")
+    table.submit({"cmd": "collect_lock", "player": "Ben", "lock": "lions_den"}, "cli")
+    state = table.submit({"cmd": "kill", "player": "Ann", "count": 8}, "cli")  # two steps: the others removed
+    open_live(page, site.url, lang)
+    showing(page, state)
+    # German "Genommen" broke as "Genomme" over "n" in its 136 px card, "Hyänenversteck" read "Hyänenverst…".
+    broken = page.evaluate("""() => [...document.querySelectorAll('#zoo-locks .lock-state, #zoo-locks .lock-name')].filter((e) => {
+      const r = document.createRange(); r.selectNodeContents(e);
+      return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size > 1
+        || e.scrollWidth > e.clientWidth; }).map((e) => e.textContent)""")
+    assert not broken, broken
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    assert not page.errors, page.errors
+    page.context.close()
