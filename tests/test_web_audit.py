@@ -156,3 +156,18 @@ def test_a_locks_state_reads_whole_on_a_narrow_phone(browser, site, lang):
     assert page.evaluate("document.documentElement.scrollWidth") <= 320
     assert not page.errors, page.errors
     page.context.close()
+
+
+def test_a_screen_reader_hears_the_dice_to_pick_in_german(browser, site):
+    from playwright.sync_api import expect
+
+    page = phone(browser, 390)
+    table = site.table
+    table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "cli")
+    state = table.submit({"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}, "cli")
+    open_live(page, site.url, "de")
+    showing(page, state)
+    # The group of dice to tap was announced in English ("dice picked up") on the German page.
+    expect(page.get_by_role("group", name="wieder aufgenommene Würfel")).to_be_visible()
+    assert not page.errors, page.errors
+    page.context.close()

@@ -86,7 +86,7 @@
     }
     const box = el("div", { class: "stack" });
     if (!draft.first) {
-      const row = el("div", { class: "dice pick", role: "group", "aria-label": "dice picked up" });
+      const row = el("div", { class: "dice pick", role: "group", "aria-label": TC.t("dice picked up") }); // read out in the page's language
       draft.pickable.forEach((d, i) => {
         const b = el("button", { type: "button", class: "die die-btn" + (d.from === "kept" ? " kept" : ""),
           "aria-pressed": String(draft.picked[i]), onclick: () => {
