@@ -171,3 +171,22 @@ def test_a_screen_reader_hears_the_dice_to_pick_in_german(browser, site):
     expect(page.get_by_role("group", name="wieder aufgenommene Würfel")).to_be_visible()
     assert not page.errors, page.errors
     page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_what_the_dice_really_do_fits_a_narrow_phone(browser, site, lang):
+    from playwright.sync_api import expect
+
+    page = phone(browser, 320)
+    table = site.table
+    table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "cli")
+    state = table.submit({"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}, "cli")
+    open_live(page, site.url, lang)
+    showing(page, state)
+    stats = page.locator("#dice-stats")
+    expect(stats.locator("table")).to_be_visible()
+    # The last column ("Assumed") was cut to "Assum" and its figures to "3", behind a sideways scroll.
+    wide = stats.evaluate("(e) => [e.querySelector('table').getBoundingClientRect().width, e.clientWidth]")
+    assert wide[0] <= wide[1] + 0.5, f"the table is {wide[0]:.0f} px wide in {wide[1]} px"
+    assert not page.errors, page.errors
+    page.context.close()
