@@ -1,6 +1,9 @@
 """What a page audit at phone sizes found (Debian's chromium at 320 and 390 px, English and German).
 
-The Zoo's controls offer only what the engine lists in `legal`. Fixtures and helpers are the
+The Zoo's controls offer only what the engine lists in `legal`; the header keeps its words whole while
+offline; the German headline and badges say whose turn it is and who acts in different words; a short
+name and every drop count read whole in a tournament; the locks' words and the dice statistics fit a
+320 px phone; the dice to pick are announced in German. Fixtures and helpers are the
 table page's (tests/test_web_table_page.py: a table with the panel on mock pins, pressed from the page).
 """
 
