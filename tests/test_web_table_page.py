@@ -379,8 +379,13 @@ def test_a_refused_override_reads_as_a_sentence_and_every_control_is_big_enough(
     open_live(page, site.url)
     shown(page, state)
     page.select_option("#zoo-player", "Ben")
-    page.get_by_role("button", name="−1 life").click()
-    expect(page.locator("#ov-msg")).to_have_text("Ben must spend every bullet before losing the last life.")
+    # A move the engine does not list is greyed out with its reason beside it (tests/test_web_audit.py) ...
+    expect(page.get_by_role("button", name="−1 life")).to_be_disabled()
+    expect(page.locator("#zoo-hint")).to_have_text("Ben must spend every bullet before losing the last life.")
+    # ... and one it refuses reads as a sentence.
+    page.fill("#zoo-count", "0")
+    page.get_by_role("button", name="Add kills").click()
+    expect(page.locator("#ov-msg")).to_have_text("Type how many zombies Ben killed: a whole number, 1 or more.")
     # The engine's own reason, when no sentence of the page fits: no JSON, no command names.
     plain = page.evaluate("""TC.plainReason('{"cmd":"flip","result":"bee"} is not possible now; Tom is rolling '
                                             + '(animals_cleared) (e.g. {"cmd":"roll"})')""")

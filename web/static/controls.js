@@ -86,7 +86,7 @@
     }
     const box = el("div", { class: "stack" });
     if (!draft.first) {
-      const row = el("div", { class: "dice pick", role: "group", "aria-label": "dice picked up" });
+      const row = el("div", { class: "dice pick", role: "group", "aria-label": TC.t("dice picked up") }); // read out in the page's language
       draft.pickable.forEach((d, i) => {
         const b = el("button", { type: "button", class: "die die-btn" + (d.from === "kept" ? " kept" : ""),
           "aria-pressed": String(draft.picked[i]), onclick: () => {
@@ -140,34 +140,60 @@
     return el("div", { class: "row" }, b);
   }
 
+  /* The Zoo's controls offer what the engine lists in `legal` for the hero picked, nothing else: only
+     living heroes can be picked, a move not listed is greyed out with the reason beside it, and once
+     the game is over only Undo is left (they all stayed, and every tap was refused). */
   function zooControls(s) {
     const box = clear($("zoo-controls"));
-    const names = s.players.map((p) => p.name);
+    const legal = (cmd) => TC.legalOf(s, cmd).filter((m) => m.player === zooPlayer);
+    const names = [...new Set(TC.legalOf(s, "kill").map((m) => m.player))]; // the heroes still alive
+    if (!names.length) {
+      box.append(undoRow(s));
+      return;
+    }
     if (!names.includes(zooPlayer)) zooPlayer = names[0];
-    const select = el("select", { id: "zoo-player", onchange: (e) => { zooPlayer = e.target.value; } },
+    const select = el("select", { id: "zoo-player", onchange: (e) => { zooPlayer = e.target.value; refresh(); } },
       ...names.map((n) => el("option", { value: n, selected: n === zooPlayer }, n)));
     const who = () => zooPlayer;
     const count = el("input", { id: "zoo-count", type: "number", min: 1, value: 1, inputmode: "numeric" });
-    const locks = [...new Set(TC.legalOf(s, "collect_lock").map((m) => m.lock))]; // still on the board
     const cleared = button(TC.t("Animals cleared"), () => TC.ask(cleared.closest(".row"),
       TC.t("Every Zombie Gorilla and Monkey is off the board? This ends the game."), TC.t("Yes, animals cleared"),
       () => TC.send({ cmd: "animals_cleared" })), "animals-cleared");
-    const lock = el("select", { id: "zoo-lock", disabled: !locks.length },
-      ...locks.map((k) => el("option", { value: k }, TC.lockName(k))));
+    const lock = el("select", { id: "zoo-lock" });
+    const steps = [["life", -1, TC.t("−1 life")], ["life", 1, TC.t("+1 life")],
+      ["bullets", -1, TC.t("−1 bullet")], ["bullets", 1, TC.t("+1 bullet")]].map(([cmd, delta, text]) => {
+      const b = button(text, () => TC.send({ cmd, player: who(), delta }));
+      return { cmd, delta, b };
+    });
+    const collect = button(TC.t("Collect"), () => TC.send({ cmd: "collect_lock", player: who(), lock: lock.value }));
+    const hint = el("p", { class: "muted", id: "zoo-hint", hidden: true });
+
+    function refresh() {
+      const why = [];
+      for (const step of steps) {
+        const ok = legal(step.cmd).some((m) => m.delta.min <= step.delta && step.delta <= m.delta.max);
+        step.b.disabled = !ok;
+        // The reason is the refusal the tap would have met, in the page's words (words.js).
+        if (!ok) why.push(TC.refusalWords("", { cmd: step.cmd, player: zooPlayer, delta: step.delta }, s));
+      }
+      const locks = legal("collect_lock").map((m) => m.lock); // still on the board
+      clear(lock).append(...locks.map((k) => el("option", { value: k }, TC.lockName(k))));
+      lock.disabled = collect.disabled = !locks.length;
+      clear(hint).append([...new Set(why)].join(" "));
+      hint.hidden = !why.length;
+    }
+    refresh();
+
     box.append(
       el("div", { class: "row" }, el("label", { for: "zoo-player", text: TC.t("Hero") }), select),
       el("div", { class: "row" }, el("label", { for: "zoo-count", text: TC.t("Kills") }), count,
         // the count as typed: the engine refuses 0, a blank or 1.5, and the page says why (it once became one kill)
         button(TC.t("Add kills"), () => TC.send({ cmd: "kill", player: who(),
           count: count.value === "" ? null : Number(count.value) }), "primary")),
-      el("div", { class: "row" }, el("span", { class: "row-label", text: TC.t("Life") }),
-        button(TC.t("−1 life"), () => TC.send({ cmd: "life", player: who(), delta: -1 })),
-        button(TC.t("+1 life"), () => TC.send({ cmd: "life", player: who(), delta: 1 }))),
-      el("div", { class: "row" }, el("span", { class: "row-label", text: TC.t("Bullets") }),
-        button(TC.t("−1 bullet"), () => TC.send({ cmd: "bullets", player: who(), delta: -1 })),
-        button(TC.t("+1 bullet"), () => TC.send({ cmd: "bullets", player: who(), delta: 1 }))),
-      el("div", { class: "row" }, el("label", { for: "zoo-lock", text: TC.t("Lock") }), lock,
-        button(TC.t("Collect"), () => TC.send({ cmd: "collect_lock", player: who(), lock: lock.value }))),
+      el("div", { class: "row" }, el("span", { class: "row-label", text: TC.t("Life") }), steps[0].b, steps[1].b),
+      el("div", { class: "row" }, el("span", { class: "row-label", text: TC.t("Bullets") }), steps[2].b, steps[3].b),
+      hint,
+      el("div", { class: "row" }, el("label", { for: "zoo-lock", text: TC.t("Lock") }), lock, collect),
       el("div", { class: "row" }, ...(TC.legalOf(s, "animals_cleared").length ? [cleared] : [])),
       undoRow(s));
   }

@@ -128,6 +128,7 @@
         if (c.delta < 0 && hero) return t("{name} has only {n} life.", { name: p, n: hero.life });
         return null;
       case "bullets":
+        if (c.delta < 0 && hero && !hero.bullets) return t("{name} has no bullets left.", { name: p }); // not "only 0"
         if (c.delta < 0 && hero) {
           return TC.tn("{name} has only 1 bullet.", "{name} has only {n} bullets.", hero.bullets, { name: p });
         }

@@ -19,6 +19,8 @@
   function drops(kind, count, label) {
     const box = el("span", { class: "drops", "aria-label": `${count} ${label}` });
     for (let i = 0; i < count; i++) box.append(icon(kind, 26));
+    // None held still shows its drop, faded: a bare "0" beside the honey said nothing (a 0 of what?).
+    if (!count) box.append(Object.assign(icon(kind, 26), { className: `icon icon-${kind} none` }));
     // On a narrow phone the word gives way to the name; the drops and the number stay.
     box.append(el("span", { class: "drop-count", "aria-hidden": "true" }, `${count}`,
       el("span", { class: "drop-word", text: ` ${label}` })));
@@ -29,8 +31,11 @@
     const list = clear($("zb-players"));
     for (const p of s.players) {
       const badges = [];
-      if (p.name === s.active && !p.eliminated && s.winner === null) badges.push(["turn", TC.t("Turn")]);
-      if (p.name === s.pending && s.phase !== "roll") badges.push(["acts", TC.t("Acts now")]);
+      // The active player acting now wears one badge: "▶" and the headline already say whose turn it is,
+      // and two badges beside the drops cut "Tom" to "T…" on a 320 px phone.
+      const acts = p.name === s.pending && s.phase !== "roll";
+      if (p.name === s.active && !p.eliminated && s.winner === null && !acts) badges.push(["turn", TC.t("Turn")]);
+      if (acts) badges.push(["acts", TC.t("Acts now")]);
       if (p.eliminated) badges.push(["out", TC.t("Out")]);
       if (p.name === s.winner) badges.push(["winner", TC.t("Winner")]);
       const classes = ["player"];
