@@ -257,3 +257,11 @@ def test_send_refuses_a_key_given_twice_before_the_network(capsys):
     assert main(["send", '{"cmd":"kill","cmd":"undo"}', "--url", "127.0.0.1:9", "--pin", "123456"]) == 2
     line = one_line(capsys)
     assert '"cmd" is given twice' in line and "cannot reach" not in line
+
+
+@pytest.mark.parametrize("argv", [["replay", "--db", "{db}", "99999999999999999999"],
+                                  ["log", "export", "99999999999999999999", "--db", "{db}"]])
+def test_a_game_id_too_large_for_the_log_is_no_game_not_a_traceback(db, argv, capsys):
+    # it printed OverflowError's traceback (SQLite's integers are 64-bit) and exited 1
+    assert main([a.format(db=db) for a in argv]) == 2
+    assert "no game 99999999999999999999" in one_line(capsys)
