@@ -265,3 +265,17 @@ def test_a_game_id_too_large_for_the_log_is_no_game_not_a_traceback(db, argv, ca
     # it printed OverflowError's traceback (SQLite's integers are 64-bit) and exited 1
     assert main([a.format(db=db) for a in argv]) == 2
     assert "no game 99999999999999999999" in one_line(capsys)
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://127.0.0.1:abc", "http://127.0.0.1:99999"])
+def test_send_names_an_address_it_cannot_parse_in_one_line(url, capsys):
+    # a traceback (ValueError: Invalid IPv6 URL; InvalidURL: nonnumeric port), or "Connection refused" for 99999
+    assert main(["send", '{"cmd":"undo"}', "--url", url, "--pin", "123456"]) == 1
+    assert f"--url {url!r} is not the companion's address" in one_line(capsys)
+
+
+def test_send_refuses_a_pin_with_a_line_break_in_one_line(capsys):
+    # http.client refused the header: a ValueError traceback
+    assert main(["send", '{"cmd":"undo"}', "--url", "127.0.0.1:9", "--pin", "123\n456"]) == 2
+    line = one_line(capsys)
+    assert "override PIN" in line and "line break" in line and "123" not in line
