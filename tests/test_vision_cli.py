@@ -152,3 +152,13 @@ def test_calibrate_can_be_told_how_to_compare_dice(tmp_path, capsys):
     with pytest.raises(SystemExit) as refused:
         run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(tmp_path / "x.npz"), "--compare", "colour"])
     assert refused.value.code == 2 and "--compare" in capsys.readouterr().err
+
+
+def test_watch_names_a_replayed_photo_the_reader_cannot_take(tmp_path, capsys):
+    # it ended with "a frame must be a colour image at least 32x32, got shape (1, 1, 3)" alone, exit 2
+    cv2.imwrite(str(tmp_path / "a.png"), np.full((480, 640, 3), 200, np.uint8))
+    cv2.imwrite(str(tmp_path / "b-tiny.png"), np.zeros((1, 1, 3), np.uint8))
+    assert run(["vision", "watch", "--source", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("companion vision: replay stopped at ")
+    assert f"{str(tmp_path / 'b-tiny.png')!r}" in err and "at least 32x32" in err

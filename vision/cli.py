@@ -164,7 +164,7 @@ def cmd_watch(args) -> int:
     except CompanionError as exc:
         return _fail(str(exc), 2)
     settler = Settler(args.still_ms / 1000.0, reader)
-    count = 0
+    count = frames = 0
     try:
         with open_source(args.source) as source:
             demo = isinstance(source, SyntheticCamera)
@@ -172,7 +172,13 @@ def cmd_watch(args) -> int:
                 source.roll()
             idle = 0
             for ts, frame in source:
-                reading = settler.feed(ts, frame)
+                frames += 1
+                try:
+                    reading = settler.feed(ts, frame)
+                except ImageError as exc:
+                    # A replayed photo the reader cannot take (too small): it ended the command with
+                    # the reader's words alone, naming neither the photo nor the command.
+                    return _fail(f"replay stopped at {_frame_name(source, frames, args.source)}: {exc}", 1)
                 if reading is not None:
                     print(json.dumps({"timestamp": round(ts, 3), "dice": [d.to_dict() for d in reading.dice]}),
                           flush=True)
@@ -189,3 +195,11 @@ def cmd_watch(args) -> int:
     except KeyboardInterrupt:
         return 0
     return 0
+
+
+def _frame_name(source, number: int, spec: str) -> str:
+    """The photo a folder source replayed as frame `number` (1-based), else the frame's number."""
+    files = getattr(source, "files", None)
+    if files and 0 < number <= len(files):
+        return repr(str(files[number - 1]))
+    return f"frame {number} of {spec!r}"
