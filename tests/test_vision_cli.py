@@ -162,3 +162,27 @@ def test_watch_names_a_replayed_photo_the_reader_cannot_take(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("companion vision: replay stopped at ")
     assert f"{str(tmp_path / 'b-tiny.png')!r}" in err and "at least 32x32" in err
+
+
+def test_a_calibration_that_cannot_be_written_leaves_the_model_in_place_whole(tmp_path, capsys, monkeypatch):
+    # the file was opened for writing over the old model: a full disk mid-write left it cut short
+    import errno
+
+    import vision.cli
+    from vision.model import load_model
+
+    out = tmp_path / "table.npz"
+    out.write_bytes(b"the old model")
+
+    def disk_full(model, path):
+        Path(path).write_bytes(b"PK\x03\x04 half a zip")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(vision.cli, "save_model", disk_full)
+    assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(out), "--force"]) == 1
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == f"companion vision: cannot write {str(out)!r}: No space left on device"
+    assert out.read_bytes() == b"the old model" and sorted(p.name for p in tmp_path.iterdir()) == ["table.npz"]
+    monkeypatch.undo()
+    assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(out), "--force"]) == 0
+    assert load_model(out).kind == "calibrated"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -72,7 +73,7 @@ def cmd_calibrate(args) -> int:
                           compare=None if args.compare == "auto" else args.compare)
         kept = None if args.force else _better_in_place(args.out, model, args.dir, score_on)
         if kept is None:
-            save_model(model, args.out)
+            _save_over(model, Path(args.out))
     except ImageError as exc:
         return _fail(str(exc), 2)
     except CompanionError as exc:
@@ -87,6 +88,17 @@ def cmd_calibrate(args) -> int:
     for line in report_lines(model.report):
         print(line)
     return 0
+
+
+def _save_over(model, out: Path) -> None:
+    """Write beside `out`, then rename over it. Written in place, a full disk or a Ctrl-C during
+    the write left the model already there cut short: the table's dice taught, lost."""
+    part = out.with_name(f".{out.name}.{os.getpid()}.part")
+    try:
+        save_model(model, part)
+        os.replace(part, out)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def _better_in_place(path, model, folder, score_on) -> str | None:
