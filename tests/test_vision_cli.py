@@ -186,3 +186,13 @@ def test_a_calibration_that_cannot_be_written_leaves_the_model_in_place_whole(tm
     monkeypatch.undo()
     assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(out), "--force"]) == 0
     assert load_model(out).kind == "calibrated"
+
+
+@pytest.mark.parametrize("argv, says", [(["--still-ms", "99999999999"], "--still-ms must be 0-5000"),
+                                        (["--still-ms", "-1"], "got -1"),
+                                        (["--max-readings", "0"], "--max-readings must be 1 or more, got 0")])
+def test_watch_refuses_a_wait_or_a_count_it_cannot_use(argv, says, capsys):
+    # --still-ms 99999999999 was taken: the synthetic tray printed nothing, forever
+    assert run(["vision", "watch", "--source", "synthetic:3", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and says in err

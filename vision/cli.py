@@ -169,8 +169,12 @@ def cmd_watch(args) -> int:
     from .settle import Settler
     from .sources import SyntheticCamera, open_source
 
-    if args.still_ms < 0 or (args.max_readings is not None and args.max_readings < 1):
-        return _fail("--still-ms must be >= 0 and --max-readings >= 1", 2)
+    # Past 5 s (the settings file's bound for still_ms) no roll is ever read: the synthetic tray
+    # re-rolls before, a real one is picked up again; --still-ms 99999999999 waited in silence forever.
+    if not 0 <= args.still_ms <= 5000:
+        return _fail(f"--still-ms must be 0-5000 (ms the dice must lie still), got {args.still_ms}", 2)
+    if args.max_readings is not None and args.max_readings < 1:
+        return _fail(f"--max-readings must be 1 or more, got {args.max_readings}", 2)
     try:
         reader = _reader(args.model)
     except CompanionError as exc:
