@@ -279,3 +279,10 @@ def test_send_refuses_a_pin_with_a_line_break_in_one_line(capsys):
     assert main(["send", '{"cmd":"undo"}', "--url", "127.0.0.1:9", "--pin", "123\n456"]) == 2
     line = one_line(capsys)
     assert "override PIN" in line and "line break" in line and "123" not in line
+
+
+def test_replay_with_a_database_and_no_game_id_says_so_in_plain_words(db, capsys):
+    # it read "got None"
+    assert main(["replay", "--db", str(db)]) == 2
+    line = one_line(capsys)
+    assert "give a game id (a number) to replay, got none;" in line and "None" not in line
