@@ -286,3 +286,23 @@ def test_replay_with_a_database_and_no_game_id_says_so_in_plain_words(db, capsys
     assert main(["replay", "--db", str(db)]) == 2
     line = one_line(capsys)
     assert "give a game id (a number) to replay, got none;" in line and "None" not in line
+
+
+def test_watch_stopped_with_ctrl_c_ends_0_as_the_readme_says(tmp_path):
+    # the README said every command ends 130 on Ctrl-C; watch (like run and serve) runs until stopped and ends 0
+    import os
+    import signal
+
+    root = Path(__file__).resolve().parent.parent
+    assert "`run`, `serve` and `vision watch`, which run until they are stopped, end 0" in (root / "README.md").read_text()
+    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "vision", "watch", "--source", "synthetic:3"],
+                            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(root)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert json.loads(proc.stdout.readline())["dice"]  # it is reading: now the user presses Ctrl-C
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and "Traceback" not in err
