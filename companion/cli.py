@@ -68,7 +68,8 @@ def read_lines(path: Path) -> list[str]:
 def cmd_replay(args: argparse.Namespace) -> int:
     if args.db:
         if args.target is None or not args.target.isdigit():
-            return _fail(f"with --db, give a game id (a number) to replay, got {args.target!r}; `companion log --db {args.db}` lists them")
+            got = "none" if args.target is None else repr(args.target)  # not Python's "got None"
+            return _fail(f"with --db, give a game id (a number) to replay, got {got}; `companion log --db {args.db}` lists them")
         with GameLog(args.db, readonly=True) as log:
             engine = log.engine(int(args.target))
             _print_state(engine.state(), args.json, args.config)

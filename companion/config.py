@@ -80,7 +80,8 @@ def read_config(path: str | os.PathLike | None) -> dict[str, Any]:
 
 
 def load_settings(config: dict[str, Any], source: str = "the config file") -> Settings:
-    """The [companion] table, checked key by key."""
+    """The [companion] table, checked key by key (and the file's other tables by name)."""
+    _check_tables(config, source)
     table = config.get("companion", {})
     if not isinstance(table, dict):
         raise ConfigError(f"[companion] in {source} must be a table of settings")
@@ -106,3 +107,19 @@ def load_settings(config: dict[str, Any], source: str = "the config file") -> Se
     if not 0 < settings.still_ms <= 5000:
         raise ConfigError(f"[companion] still_ms in {source} must be 1-5000, got {settings.still_ms}")
     return settings
+
+
+TABLES = "[companion], [panel.buttons] and [panel.leds]"
+
+
+def _check_tables(config: dict[str, Any], source: str) -> None:
+    """A table the companion does not read is a typo: `[compainon]` or `[panel.button]` was skipped
+    in silence, so the start went on with the defaults (another port, no PIN of the file's)."""
+    for key, value in config.items():
+        if key not in ("companion", "panel"):
+            what = f"table [{key}]" if isinstance(value, dict) else f"setting {key!r} outside any table"
+            raise ConfigError(f"{source} has unknown {what}; a settings file holds {TABLES}")
+    panel = config.get("panel", {})
+    for key in panel if isinstance(panel, dict) else ():  # not a table: hw.pins names it
+        if key not in ("buttons", "leds"):
+            raise ConfigError(f"{source} has unknown table [panel.{key}]; a settings file holds {TABLES}")

@@ -116,8 +116,13 @@ class GameLog:
             raise GameLogError(f"game {gid} in {self.path} cannot be replayed: {exc}") from None
         return engine
 
+    def _unknown(self, gid: Any) -> UnknownGame:
+        return UnknownGame(f"no game {gid!r} in {self.path}; games: {self._known()}")
+
     def _read(self, gid: int) -> Engine:
         """Replay one game from the file; UnknownGame if the file has no such game."""
+        if not _storable(gid):
+            raise self._unknown(gid)
         try:
             known = self._db.execute("SELECT 1 FROM games WHERE id=?", (gid,)).fetchone()
             commands = self._db.execute("SELECT seq, command FROM commands WHERE game_id=? ORDER BY seq",
@@ -125,7 +130,7 @@ class GameLog:
         except sqlite3.DatabaseError as exc:
             raise self._damaged(exc) from None
         if not known:
-            raise UnknownGame(f"no game {gid!r} in {self.path}; games: {self._known()}")
+            raise self._unknown(gid)
         return self._replay(gid, commands)
 
     def _keep(self, gid: int, engine: Engine) -> Engine:
@@ -210,8 +215,8 @@ class GameLog:
 
     def records(self, game_id: int) -> list[Record]:
         with self._lock:
-            if not self._query("SELECT 1 FROM games WHERE id=?", (game_id,)):
-                raise UnknownGame(f"no game {game_id!r} in {self.path}; games: {self._known()}")
+            if not _storable(game_id) or not self._query("SELECT 1 FROM games WHERE id=?", (game_id,)):
+                raise self._unknown(game_id)
             rows = self._query("SELECT seq, time, source, command FROM commands WHERE game_id=? ORDER BY seq",
                                (game_id,))
         return [Record(game_id, seq, t, src, json.loads(cmd)) for seq, t, src, cmd in rows]
@@ -300,6 +305,13 @@ class GameLog:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _storable(gid: Any) -> bool:
+    """Whether gid can be a game id at all. SQLite's integers are 64-bit: a larger one typed as a
+    game id (`replay --db F 99999999999999999999`, a phone's resume) raised OverflowError, a
+    traceback on the command line and a dead engine thread behind the page."""
+    return isinstance(gid, int) and -2**63 <= gid < 2**63
 
 
 class _Transaction:

@@ -231,7 +231,13 @@ class Table:
                 self._publish({"type": "notice", "kind": item[1], **item[2]})
                 continue
             if item[0] == "resume":
-                self._resume(*item[1:])
+                try:
+                    self._resume(*item[1:])
+                except Exception as exc:  # as for a command below: a bug must not kill the only writer
+                    logger.exception("internal error while resuming game %r", item[1])
+                    if not item[3].done():
+                        item[3].set_exception(CompanionError(f"internal error while resuming game {item[1]!r}; "
+                                                             f"the server's log has the details ({type(exc).__name__})"))
                 continue
             _, command, source, future = item
             try:

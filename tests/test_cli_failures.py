@@ -257,3 +257,52 @@ def test_send_refuses_a_key_given_twice_before_the_network(capsys):
     assert main(["send", '{"cmd":"kill","cmd":"undo"}', "--url", "127.0.0.1:9", "--pin", "123456"]) == 2
     line = one_line(capsys)
     assert '"cmd" is given twice' in line and "cannot reach" not in line
+
+
+@pytest.mark.parametrize("argv", [["replay", "--db", "{db}", "99999999999999999999"],
+                                  ["log", "export", "99999999999999999999", "--db", "{db}"]])
+def test_a_game_id_too_large_for_the_log_is_no_game_not_a_traceback(db, argv, capsys):
+    # it printed OverflowError's traceback (SQLite's integers are 64-bit) and exited 1
+    assert main([a.format(db=db) for a in argv]) == 2
+    assert "no game 99999999999999999999" in one_line(capsys)
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://127.0.0.1:abc", "http://127.0.0.1:99999"])
+def test_send_names_an_address_it_cannot_parse_in_one_line(url, capsys):
+    # a traceback (ValueError: Invalid IPv6 URL; InvalidURL: nonnumeric port), or "Connection refused" for 99999
+    assert main(["send", '{"cmd":"undo"}', "--url", url, "--pin", "123456"]) == 1
+    assert f"--url {url!r} is not the companion's address" in one_line(capsys)
+
+
+def test_send_refuses_a_pin_with_a_line_break_in_one_line(capsys):
+    # http.client refused the header: a ValueError traceback
+    assert main(["send", '{"cmd":"undo"}', "--url", "127.0.0.1:9", "--pin", "123\n456"]) == 2
+    line = one_line(capsys)
+    assert "override PIN" in line and "line break" in line and "123" not in line
+
+
+def test_replay_with_a_database_and_no_game_id_says_so_in_plain_words(db, capsys):
+    # it read "got None"
+    assert main(["replay", "--db", str(db)]) == 2
+    line = one_line(capsys)
+    assert "give a game id (a number) to replay, got none;" in line and "None" not in line
+
+
+def test_watch_stopped_with_ctrl_c_ends_0_as_the_readme_says(tmp_path):
+    # the README said every command ends 130 on Ctrl-C; watch (like run and serve) runs until stopped and ends 0
+    import os
+    import signal
+
+    root = Path(__file__).resolve().parent.parent
+    assert "`run`, `serve` and `vision watch`, which run until they are stopped, end 0" in (root / "README.md").read_text()
+    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "vision", "watch", "--source", "synthetic:3"],
+                            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(root)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert json.loads(proc.stdout.readline())["dice"]  # it is reading: now the user presses Ctrl-C
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and "Traceback" not in err

@@ -28,6 +28,10 @@ def test_no_file_means_the_defaults():
     ('[companion]\nstill_ms = 0\n', "still_ms"),
     ('companion = 3\n', r"\[companion\] .* must be a table"),
     ('[companion\n', "cannot be read"),
+    # these were skipped in silence: the start went on with the defaults
+    ('[compainon]\nport = 8123\n', r"unknown table \[compainon\]; a settings file holds \[companion\]"),
+    ('port = 8123\n', "unknown setting 'port' outside any table"),
+    ('[panel.buttonz]\nRoll = 17\n', r"unknown table \[panel.buttonz\]"),
 ])
 def test_bad_settings_name_what_is_wrong(tmp_path, text, words):
     path = write(tmp_path, text)

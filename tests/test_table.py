@@ -136,3 +136,21 @@ def test_restart_continues_the_unfinished_game(tmp_path):
         t.stop()
     with GameLog(path) as log:
         assert Table(log).state() == before
+
+
+def test_a_bug_while_resuming_is_an_error_for_the_asker_and_the_table_keeps_playing(table, monkeypatch):
+    # any error but the companion's own ended the engine thread: every later command timed out
+    from companion.errors import CompanionError
+
+    table.submit(NEW, "web")
+    broken = table.log.engine
+
+    def engine(game_id):
+        if game_id == 7:
+            raise KeyError("a bug")
+        return broken(game_id)
+
+    monkeypatch.setattr(table.log, "engine", engine)
+    with pytest.raises(CompanionError, match="internal error while resuming game 7"):
+        table.resume(7, "web", timeout=2)
+    assert table.submit({"cmd": "roll", "faces": ["bee"] * 5}, "web", timeout=2)["rolls"] == 1

@@ -153,3 +153,47 @@ def test_calibrate_can_be_told_how_to_compare_dice(tmp_path, capsys):
     with pytest.raises(SystemExit) as refused:
         run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(tmp_path / "x.npz"), "--compare", "colour"])
     assert refused.value.code == 2 and "--compare" in capsys.readouterr().err
+
+
+def test_watch_names_a_replayed_photo_the_reader_cannot_take(tmp_path, capsys):
+    # it ended with "a frame must be a colour image at least 32x32, got shape (1, 1, 3)" alone, exit 2
+    cv2.imwrite(str(tmp_path / "a.png"), np.full((480, 640, 3), 200, np.uint8))
+    cv2.imwrite(str(tmp_path / "b-tiny.png"), np.zeros((1, 1, 3), np.uint8))
+    assert run(["vision", "watch", "--source", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("companion vision: replay stopped at ")
+    assert f"{str(tmp_path / 'b-tiny.png')!r}" in err and "at least 32x32" in err
+
+
+def test_a_calibration_that_cannot_be_written_leaves_the_model_in_place_whole(tmp_path, capsys, monkeypatch):
+    # the file was opened for writing over the old model: a full disk mid-write left it cut short
+    import errno
+
+    import vision.cli
+    from vision.model import load_model
+
+    out = tmp_path / "table.npz"
+    out.write_bytes(b"the old model")
+
+    def disk_full(model, path):
+        Path(path).write_bytes(b"PK\x03\x04 half a zip")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(vision.cli, "save_model", disk_full)
+    assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(out), "--force"]) == 1
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == f"companion vision: cannot write {str(out)!r}: No space left on device"
+    assert out.read_bytes() == b"the old model" and sorted(p.name for p in tmp_path.iterdir()) == ["table.npz"]
+    monkeypatch.undo()
+    assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(out), "--force"]) == 0
+    assert load_model(out).kind == "calibrated"
+
+
+@pytest.mark.parametrize("argv, says", [(["--still-ms", "99999999999"], "--still-ms must be 0-5000"),
+                                        (["--still-ms", "-1"], "got -1"),
+                                        (["--max-readings", "0"], "--max-readings must be 1 or more, got 0")])
+def test_watch_refuses_a_wait_or_a_count_it_cannot_use(argv, says, capsys):
+    # --still-ms 99999999999 was taken: the synthetic tray printed nothing, forever
+    assert run(["vision", "watch", "--source", "synthetic:3", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and says in err

@@ -75,3 +75,12 @@ def test_a_past_game_reads_as_a_timeline_and_exports_as_jsonl(client, table):
     assert lines[0] == ZOO and len(lines) == 4
     assert client.get("/api/games/77").status_code == 404
     assert client.get("/history").status_code == 200
+
+
+def test_resuming_a_game_id_too_large_for_the_log_is_404_and_the_table_still_plays(client, table):
+    # OverflowError killed the engine thread: every later command answered 503 until a restart
+    play(table, ZOO)
+    r = client.post("/api/games/99999999999999999999/resume", headers=AUTH)
+    assert r.status_code == 404 and "no game 99999999999999999999" in r.get_json()["error"]
+    r = client.post("/api/commands", json={"cmd": "kill", "player": "Ann"}, headers=AUTH)
+    assert r.status_code == 200 and r.get_json()["players"][0]["kills"] == 1

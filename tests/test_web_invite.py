@@ -162,7 +162,9 @@ def test_a_given_host_and_port_go_on_the_sticker(tmp_path):
     assert decode_png(out) == "http://10.0.0.5:8080/"
 
 
-@pytest.mark.parametrize("argv, message", [(["-o", "lid.gif"], "as .svg or .png"), (["--port", "0"], "1-65535")])
+@pytest.mark.parametrize("argv, message", [(["-o", "lid.gif"], "as .svg or .png"), (["--port", "0"], "1-65535"),
+                                           # a sticker of http://999.1.1.1:8000/ was written
+                                           (["--host", "999.1.1.1"], "--host '999.1.1.1' is not an IPv4 address")])
 def test_a_sticker_that_cannot_be_made_says_why(tmp_path, monkeypatch, capsys, argv, message):
     monkeypatch.chdir(tmp_path)
     assert qr(*argv) == 2

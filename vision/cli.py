@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -72,7 +73,7 @@ def cmd_calibrate(args) -> int:
                           compare=None if args.compare == "auto" else args.compare)
         kept = None if args.force else _better_in_place(args.out, model, args.dir, score_on)
         if kept is None:
-            save_model(model, args.out)
+            _save_over(model, Path(args.out))
     except ImageError as exc:
         return _fail(str(exc), 2)
     except CompanionError as exc:
@@ -87,6 +88,17 @@ def cmd_calibrate(args) -> int:
     for line in report_lines(model.report):
         print(line)
     return 0
+
+
+def _save_over(model, out: Path) -> None:
+    """Write beside `out`, then rename over it. Written in place, a full disk or a Ctrl-C during
+    the write left the model already there cut short: the table's dice taught, lost."""
+    part = out.with_name(f".{out.name}.{os.getpid()}.part")
+    try:
+        save_model(model, part)
+        os.replace(part, out)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def _better_in_place(path, model, folder, score_on) -> str | None:
@@ -157,14 +169,18 @@ def cmd_watch(args) -> int:
     from .settle import Settler
     from .sources import SyntheticCamera, open_source
 
-    if args.still_ms < 0 or (args.max_readings is not None and args.max_readings < 1):
-        return _fail("--still-ms must be >= 0 and --max-readings >= 1", 2)
+    # Past 5 s (the settings file's bound for still_ms) no roll is ever read: the synthetic tray
+    # re-rolls before, a real one is picked up again; --still-ms 99999999999 waited in silence forever.
+    if not 0 <= args.still_ms <= 5000:
+        return _fail(f"--still-ms must be 0-5000 (ms the dice must lie still), got {args.still_ms}", 2)
+    if args.max_readings is not None and args.max_readings < 1:
+        return _fail(f"--max-readings must be 1 or more, got {args.max_readings}", 2)
     try:
         reader = _reader(args.model)
     except CompanionError as exc:
         return _fail(str(exc), 2)
     settler = Settler(args.still_ms / 1000.0, reader)
-    count = 0
+    count = frames = 0
     try:
         with open_source(args.source) as source:
             demo = isinstance(source, SyntheticCamera)
@@ -172,7 +188,13 @@ def cmd_watch(args) -> int:
                 source.roll()
             idle = 0
             for ts, frame in source:
-                reading = settler.feed(ts, frame)
+                frames += 1
+                try:
+                    reading = settler.feed(ts, frame)
+                except ImageError as exc:
+                    # A replayed photo the reader cannot take (too small): it ended the command with
+                    # the reader's words alone, naming neither the photo nor the command.
+                    return _fail(f"replay stopped at {_frame_name(source, frames, args.source)}: {exc}", 1)
                 if reading is not None:
                     print(json.dumps({"timestamp": round(ts, 3), "dice": [d.to_dict() for d in reading.dice]}),
                           flush=True)
@@ -189,3 +211,11 @@ def cmd_watch(args) -> int:
     except KeyboardInterrupt:
         return 0
     return 0
+
+
+def _frame_name(source, number: int, spec: str) -> str:
+    """The photo a folder source replayed as frame `number` (1-based), else the frame's number."""
+    files = getattr(source, "files", None)
+    if files and 0 < number <= len(files):
+        return repr(str(files[number - 1]))
+    return f"frame {number} of {spec!r}"

@@ -134,10 +134,18 @@ def register(subparsers: Any) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from .address import page_urls
+    from .serve import listen_problem
 
     if not 1 <= args.port <= 65535:
         print(f"companion qr: --port must be 1-65535, got {args.port}", file=sys.stderr)
         return 2
+    if args.host and all(c.isdigit() or c == "." for c in args.host):
+        # Meant as an IPv4 address: "999.1.1.1" went on the sticker, a code no phone can open. Another
+        # machine's address (the Pi's, made on a laptop) is fine; names are not looked up.
+        problem = listen_problem(args.host, args.port)
+        if problem:
+            print(f"companion qr: {problem}", file=sys.stderr)
+            return 2
     urls = page_urls(args.host, args.port)
     path = Path(args.output)
     try:

@@ -39,12 +39,19 @@ def _fail(message: str, status: int = EXIT_REFUSED) -> int:
 
 def handle(args: argparse.Namespace, environ=os.environ) -> int:
     cmd = parse_command(args.command)  # a malformed command is refused here, before the network
-    pin = args.pin or environ.get(PIN_ENV)
+    pin = (args.pin or environ.get(PIN_ENV) or "").strip()  # as the server strips its own (web.cli.pin_from)
     if not pin:
         return _fail(f"companion send needs the override PIN: --pin or {PIN_ENV}")
+    if not pin.isprintable():  # a newline pasted with it: http.client raised ValueError, a traceback
+        return _fail(f"the override PIN (--pin or {PIN_ENV}) holds a line break or another control character; "
+                     "give the PIN as the companion printed it")
     url = args.url if "://" in args.url else "http://" + args.url  # "127.0.0.1:8000" as typed from the banner
-    where = urllib.parse.urlsplit(url)
-    if where.scheme not in ("http", "https") or not where.hostname:
+    try:
+        where = urllib.parse.urlsplit(url)
+        where.port  # noqa: B018 - raises ValueError for "http://host:abc" or a port past 65535
+    except ValueError:  # "http://[::1" too: both were tracebacks, or "connection refused" for port 99999
+        where = None
+    if where is None or where.scheme not in ("http", "https") or not where.hostname:
         return _fail(f"--url {args.url!r} is not the companion's address: give one like http://127.0.0.1:8000", 1)
     request = urllib.request.Request(
         url.rstrip("/") + "/api/commands", data=cmd.to_json().encode(), method="POST",
