@@ -100,3 +100,21 @@ def test_urls_and_qr():
     assert page_url("::1", 80) == "http://[::1]:80/"
     art = qr_text("http://127.0.0.1:8000/")
     assert len(art.splitlines()) > 10 and "█" in art
+
+
+def test_a_body_past_the_limit_is_refused_on_its_length_before_it_is_sent(server):
+    # 20 MB announced, a few bytes sent: the answer comes at once, without waiting for (or storing)
+    # the rest (waitress used to read up to 1 GB before the app's 16 KiB limit applied)
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    with sock:
+        sock.sendall(b"POST /api/commands HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 20000000\r\n\r\n{\"cmd\":")
+        f = sock.makefile("rb")
+        status = f.readline()
+        assert b" 413 " in status, status
+        length = 0
+        for line in iter(f.readline, b"\r\n"):
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        assert "too large" in json.loads(f.read(length))["error"].lower()

@@ -26,6 +26,9 @@ def _options(app: Any, threads: int | None) -> dict[str, Any]:
         "channel_request_lookahead": 1,
         "connection_limit": max(100, threads + 50),
         "ident": "companion",
+        # Refused on its Content-Length, before it is read: waitress read a body of up to 1 GB into
+        # memory or a file before Flask's own MAX_BODY limit saw it (a Pi's RAM and SD card)
+        "max_request_body_size": int(app.config["MAX_BODY"]) + 1,
         "clear_untrusted_proxy_headers": True,
     }
 
