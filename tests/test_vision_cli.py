@@ -197,3 +197,31 @@ def test_watch_refuses_a_wait_or_a_count_it_cannot_use(argv, says, capsys):
     assert run(["vision", "watch", "--source", "synthetic:3", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and says in err
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that claims width x height pixels and holds a few: its header is what a decoder reads first."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) \
+        + chunk(b"IDAT", zlib.compress(bytes(1000))) + chunk(b"IEND", b"")
+
+
+def test_a_photo_too_large_to_decode_is_named_not_read(tmp_path):
+    # Decoded whole, a 30000 x 30000 photo takes 2.7 GB: the reader refuses it from its header, and says
+    # why. A new process, as a user runs it: OpenCV reads its size bound once, when it loads.
+    import subprocess
+    import sys
+
+    huge = tmp_path / "huge.png"
+    huge.write_bytes(_png_header(30000, 30000))
+    done = subprocess.run([sys.executable, "-m", "companion.cli", "vision", "read", str(huge)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    # one line per photo, as for a corrupt one
+    assert done.stdout.startswith(f"{huge}: error: ") and "too large to read (over 200 megapixels)" in done.stdout
+    assert "Traceback" not in done.stderr

@@ -10,6 +10,7 @@ import numpy as np
 
 from companion.errors import ImageError
 
+from . import MAX_PIXELS
 from .clusters import DEFAULT_SIDE
 from .detect import DARKER, Detection, detect
 from .features import die_features, die_views
@@ -72,7 +73,11 @@ def read_image(path) -> np.ndarray:
         data = np.fromfile(p, np.uint8)
     except OSError as exc:
         raise ImageError(f"{str(path)!r}: cannot read the file ({exc.strerror or exc})") from None
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    try:
+        img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    except cv2.error:  # OpenCV refuses an image over OPENCV_IO_MAX_IMAGE_PIXELS (see vision/__init__.py)
+        raise ImageError(f"{str(path)!r}: too large to read (over {MAX_PIXELS // 1_000_000} megapixels) "
+                         f"or damaged: take the photo at a smaller size") from None
     if img is None:
         raise ImageError(f"{str(path)!r}: not a readable image (corrupt, empty or an unknown format)")
     return img
