@@ -82,6 +82,16 @@ def test_bad_model_is_refused_without_traceback(tmp_path, capsys):
 def test_calibrate_with_a_missing_folder_names_it(tmp_path, capsys):
     assert run(["vision", "calibrate", str(tmp_path), "--out", str(tmp_path / "m.npz")]) == 2
     assert "empty" in capsys.readouterr().err
+    # the folder itself missing is named as such (it read "'.../nothere/empty' is missing")
+    assert run(["vision", "calibrate", str(tmp_path / "nothere"), "--out", str(tmp_path / "m.npz")]) == 2
+    assert f"{str(tmp_path / 'nothere')!r} is not a folder" in capsys.readouterr().err
+
+
+def test_calibrate_into_a_missing_folder_is_refused_before_the_work(capsys):
+    # said at once, not after the seconds (on a Pi, a minute) the calibration takes
+    assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", "/nonexistent-dir/m.npz"]) == 1
+    err = capsys.readouterr().err
+    assert "folder '/nonexistent-dir' does not exist" in err and "photos" not in err  # no face was read
 
 
 def test_watch_synthetic_prints_settled_readings(capsys):
@@ -96,6 +106,9 @@ def test_watch_synthetic_prints_settled_readings(capsys):
 def test_watch_with_a_missing_camera_fails_cleanly(capsys):
     assert run(["vision", "watch", "--source", "no-such-camera", "--max-readings", "1"]) == 1
     assert "unknown camera source" in capsys.readouterr().err
+    # a path that is not there is named as one (it read "unknown camera source" too)
+    assert run(["vision", "watch", "--source", "rolls/tuesday", "--max-readings", "1"]) == 1
+    assert "camera source 'rolls/tuesday': no such folder or video file" in capsys.readouterr().err
 
 
 PHOTOS = Path(__file__).parent / "fixtures" / "dice-photos"

@@ -139,8 +139,10 @@ def test_folder_replays_in_order_then_ends(tmp_path):
 def test_open_source_maps_specs():
     assert isinstance(open_source("synthetic"), SyntheticCamera)
     assert isinstance(open_source("synthetic:4"), SyntheticCamera)
-    with pytest.raises(CameraError, match="unknown camera source"):
+    with pytest.raises(CameraError, match="'/no/such/thing': no such folder or video file"):
         open_source("/no/such/thing")
+    with pytest.raises(CameraError, match="unknown camera source 'webcam'"):
+        open_source("webcam")
     with pytest.raises(CameraError, match="webcam 57 cannot be opened"):
         open_source("57")  # no such device on a test machine
 

@@ -231,6 +231,9 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     if compare not in (None, "views", "map"):
         raise ValueError(f"compare must be 'views', 'map' or None (try both), not {compare!r}")
     folder = Path(folder)
+    if not folder.is_dir():  # named itself, not as its missing empty/ folder
+        raise CalibrationError(f"{str(folder)!r} is not a folder: calibration reads a folder holding empty/ and "
+                               f"one folder per face ({', '.join(DICE_FACES)})")
     base = base or load_model()
     originals = {face: [(f, read_image(f)) for f in photos(folder / face)] for face in ("empty",) + DICE_FACES}
     sized = at_die_size(originals)

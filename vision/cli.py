@@ -68,6 +68,9 @@ def _reader(path):
 def cmd_calibrate(args) -> int:
     from .calibrate import calibrate, report_lines, score_on
 
+    folder = Path(args.out).resolve().parent
+    if not folder.is_dir():  # said before the calibration's seconds (minutes on a Pi), not after
+        return _fail(f"cannot write {args.out!r}: folder {str(folder)!r} does not exist", 1)
     try:
         model = calibrate(args.dir, log=lambda m: print(m, file=sys.stderr),
                           compare=None if args.compare == "auto" else args.compare)

@@ -195,4 +195,6 @@ def open_source(spec: str, **kwargs) -> FrameSource:
         return FolderSource(path, **kwargs)
     if path.is_file():
         return VideoFileSource(path)
+    if "/" in spec or "\\" in spec or path.suffix:  # meant as a folder or a video: say it is not there
+        raise UnknownSource(f"camera source {spec!r}: no such folder or video file")
     raise UnknownSource(f"unknown camera source {spec!r}: use {SPECS}")
