@@ -172,6 +172,8 @@ def _load(path: Path) -> Model:
             data = {k: z[k] for k in z.files}
     except FileNotFoundError:
         raise ModelError(f"model file {str(path)!r} does not exist") from None
+    except ModelError:
+        raise  # already says what the file is (a ValueError too: it was said twice)
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         raise ModelError(f"model file {str(path)!r} is not a dice model (.npz) or is damaged: {exc}") from None
     if "format_version" not in data:
