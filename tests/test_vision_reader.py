@@ -135,6 +135,10 @@ def test_a_lone_block_with_no_die_apart_is_read_as_its_dice_untold(reader, shape
         reading = reader.read(scene.image)
         assert sorted(reading.faces) == sorted(faces), (seed, reading.faces)
         assert all(t is not None for t in match(reading.dice, scene.dice))
+        # told one more than lies there, no die of no face is made up in the block to reach the number
+        told = reader.read(scene.image, expected=n + 1)
+        assert sorted(told.faces) == sorted(faces), (seed, told.faces)
+        assert told.check == f"the tray shows {n} dice where {n + 1} were thrown"
 
 
 def test_touching_dice_are_cut_the_way_whose_pieces_read_as_faces(reader):

@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 
 from companion.errors import CameraError, CompanionError, ImageError
+from companion.zombee_dice import DICE
 
 from .model import load_model, save_model
 
@@ -129,8 +130,8 @@ def _better_in_place(path, model, folder, score_on) -> str | None:
 def cmd_read(args) -> int:
     from .reader import annotate, read_image
 
-    if args.thrown is not None and args.thrown < 1:
-        return _fail(f"--thrown {args.thrown}: the number of dice thrown must be 1 or more", 2)
+    if args.thrown is not None and not 1 <= args.thrown <= DICE:
+        return _fail(f"--thrown {args.thrown}: ZomBee throws 1 to {DICE} dice (all {DICE} on a turn's first roll)", 2)
     try:
         reader = _reader(args.model)
     except CompanionError as exc:

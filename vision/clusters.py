@@ -350,10 +350,17 @@ def choose(regions: list[Region], side: float, expected=None, judge: Judge | Non
             if best is not None:
                 picks = best[1]
             else:
-                seen, thrown = sum(picks), " or ".join(str(n) for n in sorted(wanted))
-                check = (f"the tray shows {seen} {'die' if seen == 1 else 'dice'} where {thrown} "
-                         f"{'was' if wanted == {1} else 'were'} thrown")
+                check = count_check(sum(picks), expected)
     return [b for p, n in zip(options, picks) for b in p[n][1]], check
+
+
+def count_check(seen: int, expected) -> str | None:
+    """The sentence for seen dice where the number thrown (see thrown_counts) is another; None if it is one."""
+    wanted = set(thrown_counts(expected))
+    if seen in wanted:
+        return None
+    thrown = " or ".join(str(n) for n in sorted(wanted))
+    return f"the tray shows {seen} {'die' if seen == 1 else 'dice'} where {thrown} {'was' if wanted == {1} else 'were'} thrown"
 
 
 def _seeded_kmeans(pts: np.ndarray, k: int) -> np.ndarray:

@@ -11,7 +11,7 @@ import numpy as np
 from companion.errors import ImageError
 
 from . import MAX_PIXELS
-from .clusters import DEFAULT_SIDE
+from .clusters import DEFAULT_SIDE, count_check
 from .detect import DARKER, Detection, detect
 from .features import die_features, die_views
 from .model import CLASSES, Model, load_model
@@ -141,6 +141,18 @@ class DiceReader:
     def inspect(self, frame: np.ndarray, timestamp: float | None = None, expected=None) -> tuple[Reading, float]:
         """The reading, and the die's side in the frame's own pixels (how big the camera shows a die)."""
         frame = check_frame(frame)
+        reading, side = self._inspect(frame, timestamp, expected)
+        if expected is not None and not self.model.side and reading.check is None and "unknown" in reading.faces:
+            # Uncalibrated, the number thrown may set the size dice are cut at (detect: no lone die to
+            # measure), and a 2x2 block told "five" came out as five, one a piece of no face made up
+            # to reach it. When the frame read untold gives fewer dice, every one a face, those stand.
+            # (Not more: read untold, a cocked die, rightly unknown when told, can come out as two faces.)
+            untold, untold_side = self._inspect(frame, timestamp, None)
+            if untold.dice and len(untold.dice) < len(reading.dice) and "unknown" not in untold.faces:
+                return replace(untold, check=count_check(len(untold.dice), expected)), untold_side
+        return reading, side
+
+    def _inspect(self, frame: np.ndarray, timestamp: float | None, expected) -> tuple[Reading, float]:
         shrink = self.model.shrink
         work, back = working(frame, shrink)
         seen = {}
@@ -172,11 +184,15 @@ class DiceReader:
         no lone die to measure, and a block passes for one big die. Only the faces can tell: a block
         cut at half the size reads as faces, a big die cut in four as pieces of one symbol, which
         match no face."""
-        det = self.detect(work, expected, side / 2, seen)
+        # Not told the number thrown: at a side it only guesses, that number would cut a block of four
+        # into five to make it up; the faces alone decide, and the count is checked after
+        det = self.detect(work, None, side / 2, seen)
         if len(det.dice) <= len(dice):
             return None
         halves = self.classify(work, det, seen)
-        return (det, halves) if faces_read(halves) > faces_read(dice) + CLEARLY_BETTER else None
+        if faces_read(halves) <= faces_read(dice) + CLEARLY_BETTER:
+            return None
+        return replace(det, check=None if expected is None else count_check(len(det.dice), expected)), halves
 
     def read_any_tray(self, frame: np.ndarray) -> Reading:
         """The reading, and when it finds no die, the first that does with the tray taken as darker
