@@ -240,3 +240,14 @@ def test_a_photo_too_large_to_decode_is_named_not_read(tmp_path):
     # one line per photo, as for a corrupt one
     assert done.stdout.startswith(f"{huge}: error: ") and "too large to read (over 200 megapixels)" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_watch_over_photos_that_never_settle_says_why_nothing_was_read(tmp_path, capsys):
+    # three different photos: no roll lies still for 300 ms, and a newcomer got no line at all
+    for f in sorted((PHOTOS / "read").glob("*.jpg"))[:3]:
+        shutil.copy(f, tmp_path / f.name)
+    assert run(["vision", "watch", "--source", str(tmp_path)]) == 0
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert "no reading: in 3 frames the dice never lay still for 300 ms" in out.err
+    assert "4 photos in a row show the same dice" in out.err and "vision read" in out.err

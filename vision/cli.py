@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -171,7 +172,7 @@ def cmd_read(args) -> int:
 
 def cmd_watch(args) -> int:
     from .settle import Settler
-    from .sources import SyntheticCamera, open_source
+    from .sources import FOLDER_FPS, FolderSource, SyntheticCamera, open_source
 
     # Past 5 s (the settings file's bound for still_ms) no roll is ever read: the synthetic tray
     # re-rolls before, a real one is picked up again; --still-ms 99999999999 waited in silence forever.
@@ -214,6 +215,14 @@ def cmd_watch(args) -> int:
         return _fail(str(exc), 1)
     except KeyboardInterrupt:
         return 0
+    if frames and not count:
+        # A folder or a video that ended without a reading printed nothing at all: say why
+        why = f"in {frames} frames the dice never lay still for {args.still_ms} ms"
+        if isinstance(source, FolderSource):
+            still = math.ceil(args.still_ms * FOLDER_FPS / 1000) + 1
+            why += (f" (photos are replayed {1000 // FOLDER_FPS} ms apart: a roll is read once {still} photos "
+                    f"in a row show the same dice; `companion vision read` reads photos one by one)")
+        print(f"companion vision: no reading: {why}", file=sys.stderr)
     return 0
 
 

@@ -129,10 +129,13 @@ class WebcamSource(FrameSource):
             self.cap = None
 
 
+FOLDER_FPS = 10  # a folder's images are replayed as frames this many a second
+
+
 class FolderSource(FrameSource):
     """The images of a folder, in name order, as a stream with timestamps fps apart."""
 
-    def __init__(self, folder, *, fps: float = 10.0, start: float = 0.0):
+    def __init__(self, folder, *, fps: float = FOLDER_FPS, start: float = 0.0):
         self.folder = Path(folder)
         if not self.folder.is_dir():
             raise CameraError(f"{str(folder)!r} is not a folder of images")
