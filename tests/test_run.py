@@ -208,19 +208,22 @@ def test_companion_send_reaches_the_running_table_as_the_cli(companion):
     import subprocess
     import sys
 
-    def send(*args):
+    def send(*args, page=""):
         return subprocess.run([sys.executable, "-m", "companion.cli", "send", *args, "--url",
-                               f"http://127.0.0.1:{companion.port}", "--pin", companion.pin],
+                               f"http://127.0.0.1:{companion.port}{page}", "--pin", companion.pin],
                               capture_output=True, text=True, timeout=60)
 
     ok = send('{"cmd":"new_game","game":"zoo","players":["Ann","Ben"]}', "--json")
     assert ok.returncode == 0 and '"game": "zoo"' in ok.stdout
+    # an address copied from the phone's browser, page and all, reaches the same table (it was a 404)
+    copied = send('{"cmd":"kill","player":"Ann"}', "--json", page="/?lang=de")
+    assert copied.returncode == 0 and '"kills": 1' in copied.stdout, copied.stderr
     refused = send('{"cmd":"kill","player":"Zed"}')
     assert refused.returncode == 2 and "Zed" in refused.stderr
     malformed = send('{"cmd":"kil"}')
     assert malformed.returncode == 2 and "unknown cmd" in malformed.stderr
     _, log = companion.request("GET", "/api/log")
-    assert [r["source"] for r in log["records"]] == ["cli"]
+    assert [r["source"] for r in log["records"]] == ["cli", "cli"]
 
 
 def test_the_pin_comes_from_the_flag_then_the_environment_then_the_settings_file(tmp_path):

@@ -53,8 +53,10 @@ def handle(args: argparse.Namespace, environ=os.environ) -> int:
         where = None
     if where is None or where.scheme not in ("http", "https") or not where.hostname:
         return _fail(f"--url {args.url!r} is not the companion's address: give one like http://127.0.0.1:8000", 1)
+    # The page's own address, whatever was copied after it ("/?lang=de", "/api/state"): that path
+    # was kept, and "/api/commands" put after it was no page (404)
     request = urllib.request.Request(
-        url.rstrip("/") + "/api/commands", data=cmd.to_json().encode(), method="POST",
+        f"{where.scheme}://{where.netloc}/api/commands", data=cmd.to_json().encode(), method="POST",
         headers={"Content-Type": "application/json", "Authorization": f"Bearer {pin}", "X-Companion-Source": "cli"})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
