@@ -251,3 +251,13 @@ def test_watch_over_photos_that_never_settle_says_why_nothing_was_read(tmp_path,
     assert out.out == ""
     assert "no reading: in 3 frames the dice never lay still for 300 ms" in out.err
     assert "4 photos in a row show the same dice" in out.err and "vision read" in out.err
+
+
+def test_annotate_into_a_file_asks_for_a_folder(tmp_path, capsys):
+    photo = tmp_path / "roll.png"
+    cv2.imwrite(str(photo), render.render_scene(np.random.default_rng(32), faces=["zzz"]).image)
+    taken = tmp_path / "notes.txt"
+    taken.write_text("mine")
+    assert run(["vision", "read", str(photo), "--annotate", str(taken)]) == 2
+    assert f"--annotate {str(taken)!r} is a file: give a folder" in capsys.readouterr().err
+    assert taken.read_text() == "mine"

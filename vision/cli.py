@@ -138,6 +138,8 @@ def cmd_read(args) -> int:
     except CompanionError as exc:
         return _fail(str(exc), 2)
     if args.annotate:
+        if Path(args.annotate).exists() and not Path(args.annotate).is_dir():  # it read "File exists"
+            return _fail(f"--annotate {args.annotate!r} is a file: give a folder to write the marked photos into", 2)
         try:
             Path(args.annotate).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
