@@ -144,6 +144,8 @@ def test_the_german_page_names_its_own_buttons_and_writes_german_numbers(browser
     table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "cli")
     state = table.submit({"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}, "cli")
     showing(page, state)
+    # a move seen live says when, as the moves loaded from the log do (it had no time)
+    expect(page.locator("#events .event").first).to_have_text(re.compile(r"^\d\d:\d\d Tom"))
     page.locator("#coach-modes").get_by_role("button", name="Voll").click()
     figures = page.locator("#coach-table td")
     expect(figures.first).to_be_visible()

@@ -106,6 +106,8 @@ window.TC = window.TC || {};
   TC.addEvent = function (text, kind, below) {
     const list = TC.$("events");
     const item = TC.el("li", { class: "event " + (kind || "") });
+    // Every line says when, as the lines loaded from the log do ("history" brings its own time)
+    if (kind !== "history") item.append(TC.el("span", { class: "when", text: TC.clockTime(Date.now() / 1000) + " " }));
     if (kind === "refused") item.append(TC.el("strong", { text: TC.t("Refused:") + " " }));
     item.append(text);
     if (below) list.append(item);
