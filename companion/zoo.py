@@ -264,14 +264,14 @@ class Zoo:
         if cmd.delta == 0:
             raise IllegalCommand(f"{given}: a delta of 0 changes nothing; gain with a positive delta, lose with a negative one")
         hero = self._living(cmd.player, cmd, "gain or lose life")
-        after = hero.life + cmd.delta
-        if after < 0:
+        after, most = hero.life + cmd.delta, self.most_lost(hero, "life")
+        if after < 0 and not hero.bullets:
             raise IllegalCommand(f"{given}: {hero.name} has {hero.life} life, so can lose at most {hero.life}")
-        if -cmd.delta > self.most_lost(hero, "life"):
+        if -cmd.delta > most:  # also a loss past 0: with bullets left the most is one short of the life, not all of it
             raise IllegalCommand(
                 f"{given}: bullets are spent before the last life, and {hero.name} still has "
-                f"{counted(hero.bullets, 'bullet')}; spend them first "
-                f"(e.g. {{\"cmd\":\"bullets\",\"player\":\"{hero.name}\",\"delta\":-{hero.bullets}}})"
+                f"{counted(hero.bullets, 'bullet')}; until then {hero.name} can lose at most {most} of {hero.life} "
+                f"life. Spend them first (e.g. {{\"cmd\":\"bullets\",\"player\":\"{hero.name}\",\"delta\":-{hero.bullets}}})"
             )
         if cmd.delta > 0:
             hero.life = min(after, MAX_LIFE)  # nobody holds more than the five life they start with

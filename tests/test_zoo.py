@@ -315,11 +315,11 @@ def test_bullets_have_no_upper_limit():
     assert hero(e, "Cat")["bullets"] == 21
 
 
-@pytest.mark.parametrize("command", ["life", "bullets"])
-def test_zero_delta_and_going_below_zero_are_refused(command):
+@pytest.mark.parametrize("command, most", [("life", "at most 4 of 5 life"), ("bullets", "at most 5")])
+def test_zero_delta_and_going_below_zero_are_refused(command, most):
     e = zoo()
     refused(e, {"cmd": command, "player": "Ann", "delta": 0}, "delta of 0")
-    refused(e, {"cmd": command, "player": "Ann", "delta": -6}, "at most 5")
+    refused(e, {"cmd": command, "player": "Ann", "delta": -6}, most)  # the last life waits for the 5 bullets
     refused(e, {"cmd": command, "player": "Ann", "delta": "1"}, "whole number", error=BadCommand)
 
 
@@ -332,6 +332,17 @@ def test_bullets_are_spent_before_the_last_life():
     refused(e, life("Ann", -1), "still has 1 bullet;")
     run(e, bullets("Ann", -1), life("Ann", -1))
     assert not hero(e, "Ann")["alive"]
+
+
+def test_a_loss_past_zero_with_bullets_left_names_the_loss_that_is_allowed():
+    # Ann: 3 life, 5 bullets. Told "can lose at most 3", a player sent -3 and was refused again.
+    e = zoo()
+    e.apply(life("Ann", -2))
+    message = refused(e, life("Ann", -5), '"delta":-5', "bullets are spent before the last life", "at most 2 of 3 life")
+    assert "at most 3" not in message
+    assert {"cmd": "life", "player": "Ann", "delta": {"min": -2, "max": -1}} in e.state()["legal"]
+    e.apply(bullets("Ann", -5))
+    refused(e, life("Ann", -5), "Ann has 3 life, so can lose at most 3")  # no bullets: all of it may go
 
 
 # ----- death -----
