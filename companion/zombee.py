@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from .commands import Choose, Command, Flip, NewGame, Roll, Stop, house_rule, quote
 from .errors import IllegalCommand
 from .events import Event
-from .zombee_dice import (DICE, HONEY_FOR_A_DROP, MAX_ROLLS, can_roll_again, check_reroll, ordered, reroll_choices,
-                          set_aside)
+from .zombee_dice import (DICE, HONEY_FOR_A_DROP, MAX_ROLLS, can_roll_again, check_reroll, describe_picks, legal_rerolls,
+                          ordered, reroll_choices, set_aside)
 
 HONEY_IN_BOX = 15
 GREEN_IN_BOX = 5
@@ -142,7 +142,10 @@ class ZomBee:
             kept: list[str] = []
         else:
             if cmd.reroll is None:
-                raise IllegalCommand(f"roll {self.rolls + 1} must say which dice were picked up again in 'reroll'")
+                # say which dice may go (as every refused reroll does), not only that 'reroll' is missing
+                picks = describe_picks(legal_rerolls(self.kept, self.last_roll))
+                raise IllegalCommand(f"{quote(cmd.to_dict())}: roll {self.rolls + 1} must say which dice were picked up "
+                                     f"again in 'reroll' ({picks}), or stop instead")
             check_reroll(self.kept, self.last_roll, cmd.reroll, cmd.faces)
             kept = set_aside(self.kept, self.last_roll, cmd.reroll)
         self.kept, self.last_roll = kept, ordered(cmd.faces)
@@ -156,7 +159,8 @@ class ZomBee:
     def _stop(self, cmd: Stop) -> list[Event]:
         self._expect("roll", cmd)
         if self.rolls == 0:
-            raise IllegalCommand(f"{self.players[self.active].name} has not rolled yet; stop comes after at least one roll")
+            raise IllegalCommand(f"{quote(cmd.to_dict())}: {self.players[self.active].name} has not rolled yet; stop comes "
+                                 f"after at least one roll, and the first roll throws all {DICE} dice (roll without 'reroll')")
         return [Event.said("stop", "{name} stopped rolling.", self.players[self.active].name,
                           name=self.players[self.active].name)] + self._evaluate()
 

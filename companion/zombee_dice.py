@@ -85,7 +85,8 @@ def check_reroll(kept: list[str], last_roll: list[str], reroll: tuple[str, ...],
         raise IllegalCommand(f"'reroll' is empty; name the dice picked up again ({allowed}), or stop instead")
     if len(faces) != len(reroll):
         raise IllegalCommand(
-            f"'reroll' picks up {len(reroll)} dice but 'faces' shows {len(faces)}; they must be the same dice"
+            f"'reroll' {quote(list(reroll))} picks up {len(reroll)} dice but 'faces' {quote(list(faces))} shows "
+            f"{len(faces)}; they must be the same dice"
         )
     wanted = Counter(reroll)
     for face in YELLOW:
@@ -98,7 +99,8 @@ def check_reroll(kept: list[str], last_roll: list[str], reroll: tuple[str, ...],
     zombees, zzz = wanted["zombee"], wanted["zzz"]
     on_table = Counter(last_roll)["zombee"] + Counter(kept)["zombee"]
     if zombees > on_table:
-        raise IllegalCommand(f"reroll {quote(list(reroll))} picks up {zombees} zombee but only {on_table} are on the table")
+        raise IllegalCommand(f"reroll {quote(list(reroll))} picks up {zombees} zombee but only {on_table} are on the table. "
+                             f"You may pick up {allowed}")
     if zombees > zzz:
         raise IllegalCommand(
             f"reroll {quote(list(reroll))} picks up {zombees} zombee with {zzz} zzz: a ZomBee is rolled again only "

@@ -215,6 +215,17 @@ def test_a_later_roll_without_reroll_is_refused():
     refused(e, roll("bee", "bee"), "reroll")
 
 
+def test_roll_refusals_quote_the_input_and_say_what_may_be_picked_up():
+    # These four said what was wrong but not what would be allowed (docs/zombee.md, "Commands and the log").
+    e = zombee()
+    refused(e, {"cmd": "stop"}, '{"cmd":"stop"}', "has not rolled yet", "all 5 dice")
+    run(e, roll("bee", "bee", "honey", "zzz", "zombee"))
+    picks = "up to 2 bee, 1 honey, 1 zzz, 1 zombee (each with a zzz)"
+    refused(e, roll("bee", "bee"), '{"cmd":"roll","faces":["bee","bee"]}', "'reroll'", picks, "or stop")
+    refused(e, roll("bee", reroll=["bee", "bee"]), '["bee","bee"]', '["bee"]', "same dice")
+    refused(e, roll("bee", "bee", "bee", reroll=["zzz", "zombee", "zombee"]), "only 1 are on the table", picks)
+
+
 def test_an_empty_reroll_is_refused():
     e = zombee()
     run(e, roll("bee", "bee", "honey", "zzz", "zzz"))
