@@ -192,11 +192,11 @@ class ZomBee:
         seat = self.flips[0]
         who = self.players[seat].name
         if cmd.player is not None and cmd.player != who:
-            raise IllegalCommand(f"it is {who}'s flower to turn over, not {quote(cmd.player)}'s")
+            raise IllegalCommand(f"{quote(cmd.to_dict())}: it is {who}'s flower to turn over, not {quote(cmd.player)}'s")
         if not self.can_flip(cmd.result):
             left = ", ".join(self.legal_flips())
             raise IllegalCommand(
-                f"a {cmd.result} cannot be under the face-down flowers: all {FLOWERS[cmd.result]} are face up already; "
+                f"{quote(cmd.to_dict())}: a {cmd.result} cannot be under the face-down flowers: all {FLOWERS[cmd.result]} are face up already; "
                 f"the flower can only be: {left}"
             )
         self.flips.pop(0)
@@ -214,12 +214,13 @@ class ZomBee:
     def _choose(self, cmd: Choose) -> list[Event]:
         self._expect("choose", cmd)
         allowed = self.choosable()
-        seat = self._seat(cmd.player)
-        if seat not in allowed:
+        seat = next((i for i, p in enumerate(self.players) if p.name == cmd.player), None)
+        if seat not in allowed:  # an unknown name too is answered with whom the chooser may name
             names = ", ".join(self.players[i].name for i in allowed)
-            why = "cannot choose themselves" if seat == self.chooser else "cannot be chosen"
+            why = ("is not a player" if seat is None else "cannot choose themselves" if seat == self.chooser
+                   else "is out of the game and cannot be chosen")
             raise IllegalCommand(
-                f"{quote(cmd.player)} {why}: {self.players[self.chooser].name} may choose {names}"
+                f"{quote(cmd.to_dict())}: {quote(cmd.player)} {why}; {self.players[self.chooser].name} may choose {names}"
             )
         self.flips.insert(0, seat)
         self.phase, self.chooser = "flip", None
@@ -286,12 +287,6 @@ class ZomBee:
 
     def _next_living(self, seat: int) -> int:
         return self._clockwise_from(seat)[0]
-
-    def _seat(self, name: str) -> int:
-        for i, p in enumerate(self.players):
-            if p.name == name:
-                return i
-        raise IllegalCommand(f"no player is called {quote(name)}; players are {', '.join(p.name for p in self.players)}")
 
     # --- the public state --------------------------------------------------------
 

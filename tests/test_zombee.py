@@ -596,6 +596,16 @@ def test_eliminated_players_cannot_be_chosen():
     assert e.state()["active"] == "Ann"
 
 
+def test_choose_refusals_quote_the_input_and_say_whom_the_chooser_may_name():
+    # An unknown name read 'no player is called "Zed"; players are Tom, Mia, Ann', Tom included, whom Mia may not name.
+    e = zombee()
+    run(e, roll("bee", "zzz", "zzz", "zzz", "zzz"), "stop", flip("question"))  # Mia turns a question mark
+    refused(e, choose("Zed"), '{"cmd":"choose","player":"Zed"}', '"Zed" is not a player', "Mia may choose Tom, Ann")
+    refused(e, choose("Mia"), '{"cmd":"choose","player":"Mia"}', "cannot choose themselves", "Mia may choose Tom, Ann")
+    run(e, choose("Ann"))
+    refused(e, flip("bee", "Mia"), '{"cmd":"flip","result":"bee","player":"Mia"}', "it is Ann's flower")
+
+
 def test_question_mark_chains():
     e = zombee()
     run(e, roll("zombee", "bee", "zzz", "zzz", "zzz"), "stop")  # owed: Tom, then Mia
