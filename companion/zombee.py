@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .commands import Choose, Command, Flip, NewGame, Roll, Stop, house_rule, quote
 from .errors import IllegalCommand
-from .events import Event
+from .events import N_, Event
 from .zombee_dice import (DICE, HONEY_FOR_A_DROP, MAX_ROLLS, can_roll_again, check_reroll, describe_picks, legal_rerolls,
                           ordered, reroll_choices, set_aside)
 
@@ -182,7 +182,10 @@ class ZomBee:
         self.flips = [self.active] * dice["zombee"] + [others[k % len(others)] for k in range(dice["bee"])]
         if self.flips:
             self.phase = "flip"
-            events.append(Event.said("flips", "{count} flowers to turn over: {names}.", me.name, count=len(self.flips),
+            # one flower is said in the singular ("1 flowers to turn over" read wrong on the page)
+            template = (N_("1 flower to turn over: {names}.") if len(self.flips) == 1
+                        else N_("{count} flowers to turn over: {names}."))
+            events.append(Event.said("flips", template, me.name, count=len(self.flips),
                                     names=", ".join(self.players[i].name for i in self.flips)))
             return events
         return events + self._pass_turn()

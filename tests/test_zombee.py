@@ -205,6 +205,15 @@ def test_first_roll_shows_five_dice(n):
     refused(zombee(), roll(*["bee"] * n), "5", str(n))
 
 
+def test_the_flowers_owed_are_counted_in_words_one_or_many():
+    e = zombee()
+    flips = [ev.text for ev in run(e, roll("bee", "zzz", "zzz", "zzz", "zzz"), "stop") if ev.kind == "flips"]
+    assert flips == ["1 flower to turn over: Mia."]  # it read "1 flowers to turn over: Mia."
+    run(e, flip("bee"))
+    flips = [ev.text for ev in run(e, roll("bee", "bee", "zzz", "zzz", "zzz"), "stop") if ev.kind == "flips"]
+    assert flips == ["2 flowers to turn over: Ann, Tom."]
+
+
 def test_stop_before_rolling_is_refused():
     refused(zombee(), {"cmd": "stop"}, "stop", "roll")
 
