@@ -99,7 +99,7 @@ def check_reroll(kept: list[str], last_roll: list[str], reroll: tuple[str, ...],
     zombees, zzz = wanted["zombee"], wanted["zzz"]
     on_table = Counter(last_roll)["zombee"] + Counter(kept)["zombee"]
     if zombees > on_table:
-        raise IllegalCommand(f"reroll {quote(list(reroll))} picks up {zombees} zombee but only {on_table} are on the table. "
+        raise IllegalCommand(f"reroll {quote(list(reroll))} picks up {zombees} zombee but only {on_table} {'is' if on_table == 1 else 'are'} on the table. "
                              f"You may pick up {allowed}")
     if zombees > zzz:
         raise IllegalCommand(

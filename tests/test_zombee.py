@@ -232,7 +232,7 @@ def test_roll_refusals_quote_the_input_and_say_what_may_be_picked_up():
     picks = "up to 2 bee, 1 honey, 1 zzz, 1 zombee (each with a zzz)"
     refused(e, roll("bee", "bee"), '{"cmd":"roll","faces":["bee","bee"]}', "'reroll'", picks, "or stop")
     refused(e, roll("bee", reroll=["bee", "bee"]), '["bee","bee"]', '["bee"]', "same dice")
-    refused(e, roll("bee", "bee", "bee", reroll=["zzz", "zombee", "zombee"]), "only 1 are on the table", picks)
+    refused(e, roll("bee", "bee", "bee", reroll=["zzz", "zombee", "zombee"]), "only 1 is on the table", picks)
 
 
 def test_an_empty_reroll_is_refused():
