@@ -66,6 +66,9 @@ def default_config_path() -> Path | None:
     return path if path.exists() else None
 
 
+MAX_STILL_MS = 5000  # past this no roll is ever read: the dice are picked up again before
+
+
 def read_config(path: str | os.PathLike | None) -> dict[str, Any]:
     """The whole parsed file ({} for None); a missing or malformed file is a ConfigError naming it."""
     if path is None:
@@ -104,8 +107,8 @@ def load_settings(config: dict[str, Any], source: str = "the config file") -> Se
     settings = Settings(**values)
     if not 1 <= settings.port <= 65535:
         raise ConfigError(f"[companion] port in {source} must be 1-65535, got {settings.port}")
-    if not 0 < settings.still_ms <= 5000:
-        raise ConfigError(f"[companion] still_ms in {source} must be 1-5000, got {settings.still_ms}")
+    if not 0 < settings.still_ms <= MAX_STILL_MS:
+        raise ConfigError(f"[companion] still_ms in {source} must be 1-{MAX_STILL_MS}, got {settings.still_ms}")
     return settings
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import cv2
 
+from companion.config import MAX_STILL_MS
 from companion.errors import CameraError, CompanionError, ImageError
 from companion.zombee_dice import DICE
 
@@ -176,10 +177,10 @@ def cmd_watch(args) -> int:
     from .settle import Settler
     from .sources import FOLDER_FPS, FolderSource, SyntheticCamera, open_source
 
-    # Past 5 s (the settings file's bound for still_ms) no roll is ever read: the synthetic tray
-    # re-rolls before, a real one is picked up again; --still-ms 99999999999 waited in silence forever.
-    if not 0 <= args.still_ms <= 5000:
-        return _fail(f"--still-ms must be 0-5000 (ms the dice must lie still), got {args.still_ms}", 2)
+    # Past the settings file's bound no roll is ever read: the synthetic tray re-rolls before, a real
+    # one is picked up again; --still-ms 99999999999 waited in silence forever.
+    if not 0 <= args.still_ms <= MAX_STILL_MS:
+        return _fail(f"--still-ms must be 0-{MAX_STILL_MS} (ms the dice must lie still), got {args.still_ms}", 2)
     if args.max_readings is not None and args.max_readings < 1:
         return _fail(f"--max-readings must be 1 or more, got {args.max_readings}", 2)
     try:
