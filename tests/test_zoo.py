@@ -382,6 +382,15 @@ def test_two_player_death_ends_the_game_with_the_survivor_bonus():
     assert "ahead of Ben on life left" in e.game.outcome()
 
 
+def test_a_hero_out_of_the_game_who_wins_on_kills_is_not_called_the_last_one_alive():
+    e = zoo(["Ann", "Ben"])
+    run(e, kill("Ann", 20))
+    knock_out(e, "Ann")  # Ann keeps half her kills, 10, and still beats Ben's 5 as the survivor
+    assert e.is_over() and e.state()["winners"] == ["Ann"]
+    # it read "Ann wins with 10 points (game ended as the last one alive)", with Ben the one alive
+    assert e.game.outcome() == "Ann wins with 10 points (the game ended with one hero left alive)."
+
+
 def test_last_alive_of_three_ends_the_game():
     e = zoo()
     knock_out(e, "Ben")
