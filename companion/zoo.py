@@ -156,17 +156,17 @@ class Zoo:
         winners = self.winners()
         points = points_said(self.score(winners[0]))
         if len(winners) > 1:
-            return phrase(N_("{names} share the win with {points} each, level on life too (the game ended with one "
-                             "hero left alive).") if last else
+            return phrase(N_("{names} share the win with {points} each, level on life too (one hero is left "
+                             "alive).") if last else
                           N_("{names} share the win with {points} each, level on life too (game ended once the "
                              "Zombie Gorillas and Monkeys were cleared)."), names=joined(winners), points=points)
         tied = [h.name for h in self.players if self.score(h.name) == points["args"]["n"] and h.name != winners[0]]
         if tied:
-            return phrase(N_("{name} wins with {points}, ahead of {tied} on life left (the game ended with one hero "
-                             "left alive).") if last else
+            return phrase(N_("{name} wins with {points}, ahead of {tied} on life left (one hero is left "
+                             "alive).") if last else
                           N_("{name} wins with {points}, ahead of {tied} on life left (game ended once the Zombie "
                              "Gorillas and Monkeys were cleared)."), name=winners[0], points=points, tied=joined(tied))
-        return phrase(N_("{name} wins with {points} (the game ended with one hero left alive).") if last else
+        return phrase(N_("{name} wins with {points} (one hero is left alive).") if last else
                       N_("{name} wins with {points} (game ended once the Zombie Gorillas and Monkeys were cleared)."),
                       name=winners[0], points=points)
 

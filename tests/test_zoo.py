@@ -388,7 +388,7 @@ def test_a_hero_out_of_the_game_who_wins_on_kills_is_not_called_the_last_one_ali
     knock_out(e, "Ann")  # Ann keeps half her kills, 10, and still beats Ben's 5 as the survivor
     assert e.is_over() and e.state()["winners"] == ["Ann"]
     # it read "Ann wins with 10 points (game ended as the last one alive)", with Ben the one alive
-    assert e.game.outcome() == "Ann wins with 10 points (the game ended with one hero left alive)."
+    assert e.game.outcome() == "Ann wins with 10 points (one hero is left alive)."
 
 
 def test_last_alive_of_three_ends_the_game():
