@@ -93,8 +93,7 @@
       if (!shown || !current || log.game_id !== shown.game_id || current.game_id !== shown.game_id) return;
       const before = log.records.filter((r) => r.seq <= shown.seq); // later ones came as events
       for (const r of before.slice(-6).reverse()) {
-        const at = TC.clockTime(r.time);
-        TC.addEvent(`${at} ${TC.describe(r.command)} (${TC.sourceWords(r.source)})`, "history", true);
+        TC.addEvent(`${TC.describe(r.command)} (${TC.sourceWords(r.source)})`, "history", true, r.time);
       }
     } catch (err) {
       /* offline: new events still arrive */

@@ -103,11 +103,11 @@ window.TC = window.TC || {};
 
   /* The last events, newest first, in words (`below`: an older one, under those shown). */
   const MAX_EVENTS = 12;
-  TC.addEvent = function (text, kind, below) {
+  /* at: when it happened, in seconds (a line loaded from the log); now by default. Every line says when. */
+  TC.addEvent = function (text, kind, below, at) {
     const list = TC.$("events");
     const item = TC.el("li", { class: "event " + (kind || "") });
-    // Every line says when, as the lines loaded from the log do ("history" brings its own time)
-    if (kind !== "history") item.append(TC.el("span", { class: "when", text: TC.clockTime(Date.now() / 1000) + " " }));
+    item.append(TC.el("span", { class: "when", text: TC.clockTime(at === undefined ? Date.now() / 1000 : at) + " " }));
     if (kind === "refused") item.append(TC.el("strong", { text: TC.t("Refused:") + " " }));
     item.append(text);
     if (below) list.append(item);
