@@ -28,7 +28,7 @@ def _options(app: Any, threads: int | None) -> dict[str, Any]:
         "ident": "companion",
         # Refused on its Content-Length, before it is read: waitress read a body of up to 1 GB into
         # memory or a file before Flask's own MAX_BODY limit saw it (a Pi's RAM and SD card)
-        "max_request_body_size": int(app.config["MAX_BODY"]) + 1,
+        "max_request_body_size": app.config["MAX_CONTENT_LENGTH"],
         "clear_untrusted_proxy_headers": True,
     }
 
