@@ -157,7 +157,7 @@ class DiceReader:
         work, back = working(frame, shrink)
         seen = {}
         det = self.detect(work, expected, seen=seen)
-        first = work, back, det, seen
+        work0, back0, side0, seen0 = work, back, det.side, seen  # the frame as first measured
         # Uncalibrated, the die size is measured in each frame: dice that measure large are measured
         # again from a smaller copy (a large die's pips and symbol are holes wide enough to cut its face
         # into pieces, so the first measure can fall short of the true size: twice at most).
@@ -169,10 +169,10 @@ class DiceReader:
             seen = {}
             det = self.detect(work, expected, seen=seen)
         dice = self.classify(work, det, seen)
-        if not self.model.side and dice and first[2].side >= BLOCK_LOOK * DEFAULT_SIDE:
-            halves = self.cut_in_half(first[0], first[2].side, dice, expected, first[3])
+        if not self.model.side and dice and side0 >= BLOCK_LOOK * DEFAULT_SIDE:
+            halves = self.cut_in_half(work0, side0, dice, expected, seen0)
             if halves is not None:
-                (work, back, _, _), (det, dice) = first, halves
+                work, back, (det, dice) = work0, back0, halves
         if back != 1.0:
             dice = [replace(d, x=int(round(d.x * back)), y=int(round(d.y * back)),
                             box=tuple(int(round(v * back)) for v in d.box)) for d in dice]
