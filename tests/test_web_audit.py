@@ -22,17 +22,29 @@ site = table_page.site
 pytestmark = needs_chromium
 
 
+def played(browser, site, width, commands, lang="en"):
+    """A phone `width` px wide, live on the table once these commands (sent as the CLI sends them) are
+    played: (page, the state after the last)."""
+    page = phone(browser, width)
+    for cmd in commands:
+        state = site.table.submit(cmd, "cli")
+    open_live(page, site.url, lang)
+    showing(page, state)
+    return page, state
+
+
+FIRST_ROLL = [{"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]},
+              {"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}]
+
+
 def test_the_zoo_controls_offer_only_what_the_engine_allows(browser, site):
     from playwright.sync_api import expect
 
-    page = phone(browser, 390)
     table = site.table
-    table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben", "Cat"]}, "cli")
-    for cmd in ({"cmd": "bullets", "player": "Cat", "delta": -5}, {"cmd": "life", "player": "Cat", "delta": -5}):
-        table.submit(cmd, "cli")
-    state = table.submit({"cmd": "life", "player": "Ben", "delta": -4}, "cli")  # 1 life left, 5 bullets
-    open_live(page, site.url)
-    showing(page, state)
+    page, state = played(browser, site, 390, [
+        {"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben", "Cat"]},
+        {"cmd": "bullets", "player": "Cat", "delta": -5}, {"cmd": "life", "player": "Cat", "delta": -5},
+        {"cmd": "life", "player": "Ben", "delta": -4}])  # Ben: 1 life left, 5 bullets
     # Cat is out: she is not offered (a tap for her was refused "Cat is out of the game").
     expect(page.locator("#zoo-player option")).to_have_text(["Ann", "Ben"])
     page.select_option("#zoo-player", "Ben")
@@ -97,13 +109,10 @@ def test_the_header_keeps_its_words_whole_while_offline_on_a_narrow_phone(browse
 def test_the_german_headline_says_whose_turn_and_who_acts_in_words_that_differ(browser, site):
     from playwright.sync_api import expect
 
-    page = phone(browser, 390)
-    table = site.table
-    table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia", "Ann"]}, "cli")
-    table.submit({"cmd": "roll", "faces": ["bee", "bee", "bee", "honey", "zzz"]}, "cli")
-    state = table.submit({"cmd": "stop"}, "cli")  # three bees: Mia, Ann, Mia each owe a flower
-    open_live(page, site.url, "de")
-    showing(page, state)
+    page, _ = played(browser, site, 390, [
+        {"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia", "Ann"]},
+        {"cmd": "roll", "faces": ["bee", "bee", "bee", "honey", "zzz"]},
+        {"cmd": "stop"}], "de")  # three bees: Mia, Ann, Mia each owe a flower
     # It read "Tom ist dran" over Mia's badge "Ist dran", and "(3 Blumen offen)" where the flowers card
     # says "offen" for face up ("14 verdeckt · offen: 0 von 11 Bienen").
     expect(page.locator("#now-main")).to_have_text("Tom ist am Zug")
@@ -118,14 +127,11 @@ def test_the_german_headline_says_whose_turn_and_who_acts_in_words_that_differ(b
 def test_a_short_name_and_every_drop_count_read_whole_in_a_tournament(browser, site, width, lang):
     from playwright.sync_api import expect
 
-    page = phone(browser, width)
-    table = site.table
-    table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia", "Ann"], "variant": "tournament"}, "cli")
-    table.submit({"cmd": "roll", "faces": ["honey", "honey", "honey", "zombee", "bee"]}, "cli")
-    state = table.submit({"cmd": "stop"}, "cli")  # Tom takes a drop (2) and turns the first flower himself
+    page, state = played(browser, site, width, [
+        {"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia", "Ann"], "variant": "tournament"},
+        {"cmd": "roll", "faces": ["honey", "honey", "honey", "zombee", "bee"]},
+        {"cmd": "stop"}], lang)  # Tom takes a drop (2) and turns the first flower himself
     assert state["pending"] == "Tom"
-    open_live(page, site.url, lang)
-    showing(page, state)
     tom = page.locator("#zb-players .player", has_text="Tom")
     # His turn ("▶" and the headline) and he acts now: one badge. "▶ Tom" was cut to "▶ T…" at 320 px,
     # beside two badges ("Turn", "Acts now") and a row of drops.
@@ -143,13 +149,10 @@ def test_a_short_name_and_every_drop_count_read_whole_in_a_tournament(browser, s
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_a_locks_state_reads_whole_on_a_narrow_phone(browser, site, lang):
-    page = phone(browser, 320)
-    table = site.table
-    table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]}, "cli")
-    table.submit({"cmd": "collect_lock", "player": "Ben", "lock": "lions_den"}, "cli")
-    state = table.submit({"cmd": "kill", "player": "Ann", "count": 8}, "cli")  # two steps: the others removed
-    open_live(page, site.url, lang)
-    showing(page, state)
+    page, _ = played(browser, site, 320, [
+        {"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]},
+        {"cmd": "collect_lock", "player": "Ben", "lock": "lions_den"},
+        {"cmd": "kill", "player": "Ann", "count": 8}], lang)  # two steps: the others removed
     # German "Genommen" broke as "Genomme" over "n" in its 136 px card, "Hyänenversteck" read "Hyänenverst…".
     broken = page.evaluate("""() => [...document.querySelectorAll('#zoo-locks .lock-state, #zoo-locks .lock-name')].filter((e) => {
       const r = document.createRange(); r.selectNodeContents(e);
@@ -164,12 +167,7 @@ def test_a_locks_state_reads_whole_on_a_narrow_phone(browser, site, lang):
 def test_a_screen_reader_hears_the_dice_to_pick_in_german(browser, site):
     from playwright.sync_api import expect
 
-    page = phone(browser, 390)
-    table = site.table
-    table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "cli")
-    state = table.submit({"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}, "cli")
-    open_live(page, site.url, "de")
-    showing(page, state)
+    page, _ = played(browser, site, 390, FIRST_ROLL, "de")
     # The group of dice to tap was announced in English ("dice picked up") on the German page.
     expect(page.get_by_role("group", name="wieder aufgenommene Würfel")).to_be_visible()
     assert not page.errors, page.errors
@@ -180,12 +178,7 @@ def test_a_screen_reader_hears_the_dice_to_pick_in_german(browser, site):
 def test_what_the_dice_really_do_fits_a_narrow_phone(browser, site, lang):
     from playwright.sync_api import expect
 
-    page = phone(browser, 320)
-    table = site.table
-    table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "cli")
-    state = table.submit({"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}, "cli")
-    open_live(page, site.url, lang)
-    showing(page, state)
+    page, _ = played(browser, site, 320, FIRST_ROLL, lang)
     stats = page.locator("#dice-stats")
     expect(stats.locator("table")).to_be_visible()
     # The last column ("Assumed") was cut to "Assum" and its figures to "3", behind a sideways scroll.
