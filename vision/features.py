@@ -31,6 +31,7 @@ _yy, _xx = np.mgrid[0:_s, 0:_s].astype(np.float32) - (_s - 1) / 2
 _R = (np.abs(_xx) ** 4 + np.abs(_yy) ** 4) ** 0.25 / (_s / 2)  # a rounded square
 FACE_W = np.clip((0.8 - _R) / 0.1, 0, 1).astype(np.float32)
 CENTRE = _R < 0.7
+_MIDDLE = int(CENTRE.sum()) // 2  # the middle rank of the face's centre pixels, for their median
 
 
 def crop(frame: np.ndarray, x: float, y: float, side: float, angle: float, scale: float = 1.05,
@@ -48,7 +49,7 @@ def face_map(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
     p = patch.astype(np.float32) / tray.reshape(1, 1, 3)
     m = int(round(PATCH * MARGIN))
     p = p[m:PATCH - m, m:PATCH - m]
-    body = np.median(p[CENTRE], axis=0)  # the symbol covers less than half of the face's middle
+    body = _median(p[CENTRE])  # the symbol covers less than half of the face's middle
     a = p - body
     ink = np.minimum(np.sqrt((a * a).sum(axis=2)) / INK_SCALE, 1.0) * FACE_W
     chroma = a - a.mean(axis=2, keepdims=True)
@@ -58,15 +59,33 @@ def face_map(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
     return (d / max(float(np.linalg.norm(d)), 0.05)).astype(np.float32)
 
 
+def _median(a: np.ndarray) -> np.ndarray:
+    """np.median(a, axis=0) of the face's centre pixels (CENTRE.sum() rows), without np.median's
+    general machinery: it is read for every die twice."""
+    if len(a) % 2:
+        return np.partition(a, _MIDDLE, axis=0)[_MIDDLE]
+    return np.partition(a, (_MIDDLE - 1, _MIDDLE), axis=0)[_MIDDLE - 1:_MIDDLE + 1].mean(axis=0)
+
+
+def _turns(n: int) -> list[np.ndarray]:
+    """Where each cell of an n x n grid comes from in the 8 quarter turns and mirrors, in the order
+    np.rot90(k) for k = 0..3, each followed by its rows upside down."""
+    cells = np.arange(n * n).reshape(n, n)
+    out = []
+    for k in range(4):
+        r = np.rot90(cells, k)
+        out += [r.ravel(), r[::-1].ravel()]
+    return out
+
+
+_MAP_TURNS = np.stack(_turns(G))  # (8, G*G)
+
+
 def dihedral(x: np.ndarray) -> np.ndarray:
     """The 8 quarter turns and mirrors of maps (n, DIM) -> (n, 8, DIM): a die's symbol may point
     along any edge, and a die seen from above is only known up to these."""
-    g = x.reshape(-1, G, G, CHANNELS)
-    out = []
-    for k in range(4):
-        r = np.rot90(g, k, axes=(1, 2))
-        out += [r, r[:, ::-1]]
-    return np.stack(out, axis=1).reshape(len(x), 8, DIM)
+    g = x.reshape(-1, G * G, CHANNELS)
+    return g[:, _MAP_TURNS].reshape(len(x), 8, DIM)
 
 
 # ---------------------------------------------------------------- views: what a calibrated model compares
@@ -89,7 +108,18 @@ def _face_brightness(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
     v = (patch.astype(np.float32) / tray.reshape(1, 1, 3)).max(axis=2)
     m = (VIEW_PATCH - HOG_SIDE) // 2
     v = v[m:m + HOG_SIDE, m:m + HOG_SIDE]
-    return np.clip(v * (255 / max(float(np.quantile(v, 0.98)), 1e-3)), 0, 255).astype(np.uint8)
+    return np.clip(v * (255 / max(_bright_end(v), 1e-3)), 0, 255).astype(np.uint8)
+
+
+_END = 0.98 * (HOG_SIDE * HOG_SIDE - 1)  # the rank of np.quantile(v, 0.98) in the face's pixels
+_END_LOW, _END_T = int(_END), _END - int(_END)
+
+
+def _bright_end(v: np.ndarray) -> float:
+    """np.quantile(v, 0.98) of a HOG_SIDE square, as numpy works it out (between two ranks), without
+    its general machinery: it is read for every die."""
+    lo, hi = np.partition(v.ravel(), (_END_LOW, _END_LOW + 1))[_END_LOW:_END_LOW + 2]
+    return float(hi - (hi - lo) * (1 - _END_T) if _END_T >= 0.5 else lo + (hi - lo) * _END_T)
 
 
 def _joined(hogs: np.ndarray, maps: np.ndarray) -> np.ndarray:
@@ -111,9 +141,9 @@ def views(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
     """(8, VIEW_DIM): the view of each quarter turn and mirror of the crop, in dihedral's order."""
     v = _face_brightness(patch, tray)
     hogs = []
-    for k in range(4):
-        r = np.rot90(v, k)
-        hogs += [_HOG.compute(np.ascontiguousarray(r)).ravel(), _HOG.compute(np.ascontiguousarray(r[::-1])).ravel()]
+    for r in (v, cv2.rotate(v, cv2.ROTATE_90_COUNTERCLOCKWISE), cv2.rotate(v, cv2.ROTATE_180),
+              cv2.rotate(v, cv2.ROTATE_90_CLOCKWISE)):  # np.rot90(v, k) for k = 0..3
+        hogs += [_HOG.compute(r).ravel(), _HOG.compute(cv2.flip(r, 0)).ravel()]
     return _joined(np.stack(hogs), dihedral(face_map(_small(patch), tray)[None])[0])
 
 
