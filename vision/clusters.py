@@ -205,18 +205,22 @@ def cut_necks(regions: list[Region], side: float, core: np.ndarray, face: np.nda
         pieces = None
         if len(g.contours) == 1 and g.long > 1.2 * side:
             # the narrowest waist first: erode a little more each time until the region falls apart
-            for r in range(2, max(3, int(round(side * NECK))) + 1):
-                pieces = _cut_at(g, r, side, core, face)
+            widest = max(3, int(round(side * NECK)))
+            mask, x0, y0 = solid(g.contours)  # bordered once for the widest erosion (a border: see _cut_at)
+            mask = cv2.copyMakeBorder(mask, widest, widest, widest, widest, cv2.BORDER_CONSTANT, value=0)
+            for r in range(2, widest + 1):
+                pieces = _cut_at(mask, x0 - widest, y0 - widest, r, side, core, face)
                 if pieces is not None:
                     break
         out.extend(pieces or [g])
     return out
 
 
-def _cut_at(g: Region, r: int, side: float, core: np.ndarray, face: np.ndarray) -> list[Region] | None:
-    """The region cut where an erosion of radius r parts it, when every piece is one whole die."""
-    mask, x0, y0 = solid(g.contours)
-    mask = cv2.copyMakeBorder(mask, r, r, r, r, cv2.BORDER_CONSTANT, value=0)
+def _cut_at(mask: np.ndarray, x0: int, y0: int, r: int, side: float, core: np.ndarray,
+            face: np.ndarray) -> list[Region] | None:
+    """The region (its filled mask at x0, y0 in the frame, with a border of at least r: the erosion
+    must not meet the mask's edge) cut where an erosion of radius r parts it, when every piece is one
+    whole die."""
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.erode(mask, disc))
     hearts = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= (0.2 * side) ** 2]
@@ -229,7 +233,7 @@ def _cut_at(g: Region, r: int, side: float, core: np.ndarray, face: np.ndarray) 
         part = ((owner == k) & (mask > 0)).astype(np.uint8) * 255
         cs, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         biggest = max(cs, key=cv2.contourArea)
-        pieces.append(region([biggest + (x0 - r, y0 - r)], core, face))
+        pieces.append(region([biggest + (x0, y0)], core, face))
     # a row's joints can pinch as narrow as a corner does; but cut at a corner, every piece is one
     # whole die (ours or a smaller one), while a row cut at a joint leaves pieces a die and a half
     # long, or one die and a bitten one (a big symbol notches the mask and shrinks its heart)

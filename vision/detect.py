@@ -43,7 +43,7 @@ def tray_level(frame: np.ndarray, small: np.ndarray | None = None) -> tuple[np.n
     SMALL copy, when the caller has one)."""
     if small is None:
         small = cv2.resize(frame, SMALL, interpolation=cv2.INTER_AREA)
-    v = small.max(axis=2)
+    v = brightest(small)
     # a max filter wider than a die replaces each die by the tray around it; smoothed first, or it
     # would pick the brightest grain of a noisy or textured tray and set the tray too bright
     level = cv2.dilate(cv2.blur(v, (3, 3)), cv2.getStructuringElement(cv2.MORPH_RECT, (19, 19)))

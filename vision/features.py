@@ -34,6 +34,21 @@ CENTRE = _R < 0.7
 _MIDDLE = int(CENTRE.sum()) // 2  # the middle rank of the face's centre pixels, for their median
 
 
+# numpy's reductions over a last axis of three (a pixel's channels) are several times slower than the
+# same sums and maxima written out, and these run on every crop of every die
+def channel_max(p: np.ndarray) -> np.ndarray:
+    return np.maximum(np.maximum(p[..., 0], p[..., 1]), p[..., 2])
+
+
+def channel_min(p: np.ndarray) -> np.ndarray:
+    return np.minimum(np.minimum(p[..., 0], p[..., 1]), p[..., 2])
+
+
+def channel_sum(p: np.ndarray) -> np.ndarray:
+    """p.sum(axis=2), added in the same order."""
+    return p[..., 0] + p[..., 1] + p[..., 2]
+
+
 def crop(frame: np.ndarray, x: float, y: float, side: float, angle: float, scale: float = 1.05,
          size: int = PATCH) -> np.ndarray:
     """The die cut out square to its edges, size x size pixels."""
@@ -51,9 +66,9 @@ def face_map(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
     p = p[m:PATCH - m, m:PATCH - m]
     body = _median(p[CENTRE])  # the symbol covers less than half of the face's middle
     a = p - body
-    ink = np.minimum(np.sqrt((a * a).sum(axis=2)) / INK_SCALE, 1.0) * FACE_W
-    chroma = a - a.mean(axis=2, keepdims=True)
-    chroma *= (ink * COLOUR_WEIGHT / (np.sqrt((chroma * chroma).sum(axis=2)) + 0.05))[..., None]
+    ink = np.minimum(np.sqrt(channel_sum(a * a)) / INK_SCALE, 1.0) * FACE_W
+    chroma = a - (channel_sum(a) / 3)[..., None]
+    chroma *= (ink * COLOUR_WEIGHT / (np.sqrt(channel_sum(chroma * chroma)) + 0.05))[..., None]
     maps = np.concatenate([ink[..., None], chroma], axis=2)
     d = cv2.resize(maps, (G, G), interpolation=cv2.INTER_AREA).ravel()
     return (d / max(float(np.linalg.norm(d)), 0.05)).astype(np.float32)
@@ -105,7 +120,7 @@ VIEW_DIM = HOG_DIM + DIM
 
 def _face_brightness(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
     """The middle HOG_SIDE square of a VIEW_PATCH crop: brightness in tray units, stretched to 0-255."""
-    v = (patch.astype(np.float32) / tray.reshape(1, 1, 3)).max(axis=2)
+    v = channel_max(patch.astype(np.float32) / tray.reshape(1, 1, 3))
     m = (VIEW_PATCH - HOG_SIDE) // 2
     v = v[m:m + HOG_SIDE, m:m + HOG_SIDE]
     return np.clip(v * (255 / max(_bright_end(v), 1e-3)), 0, 255).astype(np.uint8)

@@ -18,7 +18,7 @@ import math
 import cv2
 import numpy as np
 
-from .features import crop
+from .features import channel_max, channel_min, crop
 
 PATCH = 32
 MAP = 8  # side of the colour maps handed to the network as pixels
@@ -91,8 +91,8 @@ def features(patch: np.ndarray, tray: np.ndarray, blob_shape: tuple[float, float
     """The feature vector of one die crop; blob_shape is (fill, aspect, area / side^2) of its dark mask."""
     p = patch.astype(np.float32) / tray.reshape(1, 1, 3)
     b, g, r = p[..., 0], p[..., 1], p[..., 2]
-    v = p.max(axis=2)
-    lo = p.min(axis=2)
+    v = channel_max(p)
+    lo = channel_min(p)
     body = float(np.partition(v[~INNER], v[~INNER].size // 2)[v[~INNER].size // 2])  # the die's own black, lifted by glare or blur
     bright = v > max(0.42, body + 0.2)
     yellow = bright & (np.minimum(r, g) - b > 0.18) & (np.abs(r - g) < 0.35)
