@@ -61,25 +61,34 @@ def crop(frame: np.ndarray, x: float, y: float, side: float, angle: float, scale
 
 def face_map(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
     """The symbol map of a PATCH x PATCH crop, as a unit vector of DIM numbers."""
-    p = patch.astype(np.float32) / tray.reshape(1, 1, 3)
+    return face_maps(patch[None], tray)[0]
+
+
+def face_maps(patches: np.ndarray, tray: np.ndarray) -> np.ndarray:
+    """face_map of each of n crops (n, PATCH, PATCH, 3) -> (n, DIM), in one pass over all of them:
+    numpy's cost on crops this small is in each call, not in each pixel."""
+    p = patches.astype(np.float32) / tray.reshape(1, 1, 1, 3)
     m = int(round(PATCH * MARGIN))
-    p = p[m:PATCH - m, m:PATCH - m]
-    body = _median(p[CENTRE])  # the symbol covers less than half of the face's middle
-    a = p - body
+    p = p[:, m:PATCH - m, m:PATCH - m]
+    body = _median(p[:, CENTRE])  # the symbol covers less than half of the face's middle
+    a = p - body[:, None, None]
     ink = np.minimum(np.sqrt(channel_sum(a * a)) / INK_SCALE, 1.0) * FACE_W
     chroma = a - (channel_sum(a) / 3)[..., None]
     chroma *= (ink * COLOUR_WEIGHT / (np.sqrt(channel_sum(chroma * chroma)) + 0.05))[..., None]
-    maps = np.concatenate([ink[..., None], chroma], axis=2)
-    d = cv2.resize(maps, (G, G), interpolation=cv2.INTER_AREA).ravel()
-    return (d / max(float(np.linalg.norm(d)), 0.05)).astype(np.float32)
+    maps = np.concatenate([ink[..., None], chroma], axis=3)
+    out = np.empty((len(maps), DIM), np.float32)
+    for i, one in enumerate(maps):  # OpenCV's area resize takes at most four channels: one die at a time
+        d = cv2.resize(one, (G, G), interpolation=cv2.INTER_AREA).ravel()
+        out[i] = d / max(float(np.linalg.norm(d)), 0.05)
+    return out
 
 
 def _median(a: np.ndarray) -> np.ndarray:
-    """np.median(a, axis=0) of the face's centre pixels (CENTRE.sum() rows), without np.median's
+    """np.median(a, axis=-2) of each die's centre pixels (n, CENTRE.sum(), 3), without np.median's
     general machinery: it is read for every die twice."""
-    if len(a) % 2:
-        return np.partition(a, _MIDDLE, axis=0)[_MIDDLE]
-    return np.partition(a, (_MIDDLE - 1, _MIDDLE), axis=0)[_MIDDLE - 1:_MIDDLE + 1].mean(axis=0)
+    if a.shape[-2] % 2:
+        return np.partition(a, _MIDDLE, axis=-2)[..., _MIDDLE, :]
+    return np.partition(a, (_MIDDLE - 1, _MIDDLE), axis=-2)[..., _MIDDLE - 1:_MIDDLE + 1, :].mean(axis=-2)
 
 
 def _turns(n: int) -> list[np.ndarray]:
@@ -118,12 +127,14 @@ VIEW_MAP_WEIGHT = 0.3
 VIEW_DIM = HOG_DIM + DIM
 
 
-def _face_brightness(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
-    """The middle HOG_SIDE square of a VIEW_PATCH crop: brightness in tray units, stretched to 0-255."""
-    v = channel_max(patch.astype(np.float32) / tray.reshape(1, 1, 3))
+def _face_brightness(patches: np.ndarray, tray: np.ndarray) -> np.ndarray:
+    """The middle HOG_SIDE square of each VIEW_PATCH crop (n, VIEW_PATCH, VIEW_PATCH, 3): brightness
+    in tray units, stretched to 0-255."""
+    v = channel_max(patches.astype(np.float32) / tray.reshape(1, 1, 1, 3))
     m = (VIEW_PATCH - HOG_SIDE) // 2
-    v = v[m:m + HOG_SIDE, m:m + HOG_SIDE]
-    return np.clip(v * (255 / max(_bright_end(v), 1e-3)), 0, 255).astype(np.uint8)
+    v = v[:, m:m + HOG_SIDE, m:m + HOG_SIDE]
+    stretch = np.array([255 / max(_bright_end(one), 1e-3) for one in v], np.float32)[:, None, None]
+    return np.clip(v * stretch, 0, 255).astype(np.uint8)
 
 
 _END = 0.98 * (HOG_SIDE * HOG_SIDE - 1)  # the rank of np.quantile(v, 0.98) in the face's pixels
@@ -149,17 +160,23 @@ def _small(patch: np.ndarray) -> np.ndarray:
 
 def view(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
     """One VIEW_PATCH crop as a unit vector of VIEW_DIM numbers (edge directions, then the symbol map)."""
-    return _joined(_HOG.compute(_face_brightness(patch, tray)).ravel(), face_map(_small(patch), tray))
+    return _joined(_HOG.compute(_face_brightness(patch[None], tray)[0]).ravel(), face_map(_small(patch), tray))
 
 
 def views(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
     """(8, VIEW_DIM): the view of each quarter turn and mirror of the crop, in dihedral's order."""
-    v = _face_brightness(patch, tray)
+    return views_of(patch[None], tray)[0]
+
+
+def views_of(patches: np.ndarray, tray: np.ndarray) -> np.ndarray:
+    """views of each of n crops (n, VIEW_PATCH, VIEW_PATCH, 3) -> (n, 8, VIEW_DIM)."""
     hogs = []
-    for r in (v, cv2.rotate(v, cv2.ROTATE_90_COUNTERCLOCKWISE), cv2.rotate(v, cv2.ROTATE_180),
-              cv2.rotate(v, cv2.ROTATE_90_CLOCKWISE)):  # np.rot90(v, k) for k = 0..3
-        hogs += [_HOG.compute(r).ravel(), _HOG.compute(cv2.flip(r, 0)).ravel()]
-    return _joined(np.stack(hogs), dihedral(face_map(_small(patch), tray)[None])[0])
+    for v in _face_brightness(patches, tray):
+        for r in (v, cv2.rotate(v, cv2.ROTATE_90_COUNTERCLOCKWISE), cv2.rotate(v, cv2.ROTATE_180),
+                  cv2.rotate(v, cv2.ROTATE_90_CLOCKWISE)):  # np.rot90(v, k) for k = 0..3
+            hogs += [_HOG.compute(r).ravel(), _HOG.compute(cv2.flip(r, 0)).ravel()]
+    maps = face_maps(np.stack([_small(p) for p in patches]), tray)
+    return _joined(np.stack(hogs).reshape(len(patches), 8, HOG_DIM), dihedral(maps))
 
 
 def view_patch(frame: np.ndarray, x: float, y: float, side: float, angle: float) -> np.ndarray:
@@ -167,12 +184,18 @@ def view_patch(frame: np.ndarray, x: float, y: float, side: float, angle: float)
 
 
 def die_views(frame: np.ndarray, blob, side: float, tray: np.ndarray) -> np.ndarray:
-    return views(view_patch(frame, blob.x, blob.y, side, blob.angle), tray)
+    return dice_views(frame, [blob], side, tray)[0]
 
 
-def die_patch(frame: np.ndarray, x: float, y: float, side: float, angle: float, tray: np.ndarray) -> np.ndarray:
-    return crop(frame, x, y, side, angle, CROP)
+def dice_views(frame: np.ndarray, blobs, side: float, tray: np.ndarray) -> np.ndarray:
+    """views of each blob's die in frame, (n, 8, VIEW_DIM)."""
+    return views_of(np.stack([view_patch(frame, b.x, b.y, side, b.angle) for b in blobs]), tray)
 
 
 def die_features(frame: np.ndarray, blob, side: float, tray: np.ndarray) -> np.ndarray:
-    return face_map(die_patch(frame, blob.x, blob.y, side, blob.angle, tray), tray)
+    return dice_maps(frame, [blob], side, tray)[0]
+
+
+def dice_maps(frame: np.ndarray, blobs, side: float, tray: np.ndarray) -> np.ndarray:
+    """The symbol map of each blob's die in frame, (n, DIM)."""
+    return face_maps(np.stack([crop(frame, b.x, b.y, side, b.angle, CROP) for b in blobs]), tray)

@@ -60,7 +60,7 @@ class Model:
     descriptor: str = "map"  # "map": symbol maps (features.face_map); "views": features.views
     neighbours: int = 1  # prototypes of a face that are averaged (squared) into its distance
     own_weight: float = 0.0  # with a network: how much the prototypes' own choice of face counts (see gated)
-    # (protos, as float32, their squared lengths, each class's columns): worked out once, not for every die
+    # (protos, as float32 columns, their squared lengths, each class's columns): worked out once (_prototypes)
     _compared: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -80,11 +80,11 @@ class Model:
         and mirrors. x: (n, DIM) symbol maps, or (n, 8, VIEW_DIM) views when the model compares views."""
         x = np.asarray(x, np.float32)
         q = (x if x.ndim == 3 else dihedral(x)).reshape(-1, x.shape[-1])
-        p, p2, columns = self._prototypes()
-        if q.shape[1] != p.shape[1]:
-            raise ValueError(f"this model compares {self.descriptor}s of {p.shape[1]} numbers, got {q.shape[1]}")
-        d2 = (q * q).sum(1)[:, None] + p2[None] - 2 * q @ p.T
-        d2 = d2.reshape(len(x), 8, len(p)).min(axis=1)
+        pt, p2, columns = self._prototypes()
+        if q.shape[1] != pt.shape[0]:
+            raise ValueError(f"this model compares {self.descriptor}s of {pt.shape[0]} numbers, got {q.shape[1]}")
+        d2 = (q * q).sum(1)[:, None] + p2[None] - 2 * q @ pt
+        d2 = d2.reshape(len(x), 8, len(p2)).min(axis=1)
         out = np.full((len(x), len(CLASSES)), np.inf, np.float32)
         for c, cols in columns:
             mine = d2[:, cols]
@@ -93,13 +93,13 @@ class Model:
         return np.sqrt(np.maximum(out, 0))
 
     def _prototypes(self) -> tuple:
-        """(prototypes as float32, their squared lengths, (class, its columns) of each class present).
-        A default model holds 2000 prototypes: converting and squaring them for every frame took a
-        tenth of the reading's time."""
+        """(prototypes as float32, one per column, their squared lengths, (class, its columns) of each
+        class present). A default model holds 2000 prototypes: converting and squaring them for every
+        frame took a tenth of the reading's time."""
         if self._compared is None or self._compared[0] is not self.protos:
             p = self.protos.astype(np.float32)
             columns = tuple((int(c), np.flatnonzero(self.labels == c)) for c in np.unique(self.labels))
-            self._compared = (self.protos, p, (p * p).sum(1), columns)
+            self._compared = (self.protos, np.ascontiguousarray(p.T), (p * p).sum(1), columns)
         return self._compared[1:]
 
     def proba(self, d: np.ndarray) -> np.ndarray:

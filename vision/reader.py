@@ -13,7 +13,7 @@ from companion.errors import ImageError
 from . import MAX_PIXELS
 from .clusters import DEFAULT_SIDE, count_check
 from .detect import DARKER, Detection, detect
-from .features import die_features, die_views
+from .features import dice_maps, dice_views
 from .model import CLASSES, Model, load_model
 from .symbol import symbol_features
 
@@ -214,11 +214,11 @@ class DiceReader:
         if todo:
             x = extra = views = None
             if not self.model.needs_views or self.model.net is not None:  # the maps: compared, or the network's
-                x = np.stack([die_features(frame, b, det.side, det.tray) for b in todo])
+                x = dice_maps(frame, todo, det.side, det.tray)
             if self.model.needs_symbols:
                 extra = np.stack([symbol_features(frame, b, det.side, det.tray) for b in todo])
             if self.model.needs_views:
-                views = np.stack([die_views(frame, b, det.side, det.tray) for b in todo])
+                views = dice_views(frame, todo, det.side, det.tray)
             for b, p in zip(todo, self.model.predict_proba(x, extra, views)):
                 k = int(p.argmax())
                 face, conf = CLASSES[k], float(p[k])

@@ -18,7 +18,7 @@ import numpy as np
 
 from .calibrate import fit_confidence
 from .detect import detect
-from .features import die_features, die_views
+from .features import dice_maps, dice_views
 from .model import CLASSES, DEFAULT_PATH, UNKNOWN, Model, save_model
 from .net import fit_net
 from .symbol import symbol_features
@@ -68,9 +68,9 @@ def scene_samples(seed: int, cond=LEARN) -> tuple[np.ndarray, np.ndarray, np.nda
     det = detect(scene.image)
     if not det.dice:
         return np.zeros((0, 0), np.float32), np.zeros((0, 0), np.float32), np.zeros(0, int), np.zeros((0, 8, 0))
-    x = np.stack([die_features(scene.image, b, det.side, det.tray) for b in det.dice])
+    x = dice_maps(scene.image, det.dice, det.side, det.tray)
     extra = np.stack([symbol_features(scene.image, b, det.side, det.tray) for b in det.dice])
-    seen = np.stack([die_views(scene.image, b, det.side, det.tray) for b in det.dice])
+    seen = dice_views(scene.image, det.dice, det.side, det.tray)
     y = np.array([label_of(t) for t in match(det.dice, scene.dice)])
     return x, extra, y, seen
 
