@@ -15,7 +15,7 @@ from .clusters import DEFAULT_SIDE, count_check
 from .detect import DARKER, Detection, detect
 from .features import dice_maps, dice_views
 from .model import CLASSES, Model, load_model
-from .symbol import symbol_features
+from .symbol import dice_symbols
 
 
 @dataclass(frozen=True)
@@ -216,7 +216,7 @@ class DiceReader:
             if not self.model.needs_views or self.model.net is not None:  # the maps: compared, or the network's
                 x = dice_maps(frame, todo, det.side, det.tray)
             if self.model.needs_symbols:
-                extra = np.stack([symbol_features(frame, b, det.side, det.tray) for b in todo])
+                extra = dice_symbols(frame, todo, det.side, det.tray)
             if self.model.needs_views:
                 views = dice_views(frame, todo, det.side, det.tray)
             for b, p in zip(todo, self.model.predict_proba(x, extra, views)):

@@ -89,32 +89,47 @@ def _gradients(v: np.ndarray) -> list[float]:
 
 def features(patch: np.ndarray, tray: np.ndarray, blob_shape: tuple[float, float, float]) -> np.ndarray:
     """The feature vector of one die crop; blob_shape is (fill, aspect, area / side^2) of its dark mask."""
-    p = patch.astype(np.float32) / tray.reshape(1, 1, 3)
+    return features_of(patch[None], tray, [blob_shape])[0]
+
+
+def features_of(patches: np.ndarray, tray: np.ndarray, blob_shapes) -> np.ndarray:
+    """features of n crops (n, PATCH, PATCH, 3): what is worked out for every pixel is worked out for
+    all of them at once (numpy's cost on crops this small is in each call), the rest die by die."""
+    p = patches.astype(np.float32) / tray.reshape(1, 1, 1, 3)
     b, g, r = p[..., 0], p[..., 1], p[..., 2]
     v = channel_max(p)
     lo = channel_min(p)
-    body = float(np.partition(v[~INNER], v[~INNER].size // 2)[v[~INNER].size // 2])  # the die's own black, lifted by glare or blur
-    bright = v > max(0.42, body + 0.2)
+    rim = v[:, ~INNER]
+    body = np.partition(rim, rim.shape[1] // 2, axis=1)[:, rim.shape[1] // 2]  # the die's own black, lifted by glare or blur
+    # (worked out in double and compared in single, as a Python number against the crop would be)
+    bright = v > np.maximum(0.42, body.astype(np.float64) + 0.2).astype(np.float32)[:, None, None]
     yellow = bright & (np.minimum(r, g) - b > 0.18) & (np.abs(r - g) < 0.35)
     green = bright & (g - np.maximum(r, b) > 0.08)
     white = bright & (lo > 0.55) & ~yellow & ~green
     symbol = (yellow | green) & INNER
-    colour = [float(_rings(yellow)[4]), float(_rings(green)[4]), float(_rings(white)[4]), body]
-    if symbol.any():
-        sel = p[symbol]
-        hue = math.atan2(float((sel[:, 1] - sel[:, 2]).mean()), float((sel[:, 1] + sel[:, 2] - 2 * sel[:, 0]).mean()) / 2)
-        colour += [hue, float(sel.max(1).mean()), float((sel[:, 1] - sel[:, 2]).mean())]
-    else:
-        colour += [0.0, 0.0, 0.0]
-    vs = v / max(float(v.max()), 1e-3)
-    maps = _canonical(np.stack([np.clip(np.minimum(r, g) - b, 0, 1.5), np.clip(g - np.maximum(r, b), 0, 1),
-                                np.clip(lo - body, 0, 1.5)], axis=2) * INNER[..., None])
-    grad = _gradients(vs)
-    shape = _shape(symbol) + [float(v) for v in _rings(bright)]
-    feat = np.array(colour + shape + grad + list(blob_shape), np.float32)
-    return np.concatenate([feat, maps])
+    vs = v / np.maximum(v.max(axis=(1, 2)), np.float32(1e-3))[:, None, None]
+    maps = np.stack([np.clip(np.minimum(r, g) - b, 0, 1.5), np.clip(g - np.maximum(r, b), 0, 1),
+                     np.clip(lo - body[:, None, None], 0, 1.5)], axis=3) * INNER[..., None]
+    out = []
+    for i, shape_of_blob in enumerate(blob_shapes):
+        colour = [float(_rings(yellow[i])[4]), float(_rings(green[i])[4]), float(_rings(white[i])[4]), float(body[i])]
+        if symbol[i].any():
+            sel = p[i][symbol[i]]
+            hue = math.atan2(float((sel[:, 1] - sel[:, 2]).mean()), float((sel[:, 1] + sel[:, 2] - 2 * sel[:, 0]).mean()) / 2)
+            colour += [hue, float(sel.max(1).mean()), float((sel[:, 1] - sel[:, 2]).mean())]
+        else:
+            colour += [0.0, 0.0, 0.0]
+        shape = _shape(symbol[i]) + [float(x) for x in _rings(bright[i])]
+        feat = np.array(colour + shape + _gradients(vs[i]) + list(shape_of_blob), np.float32)
+        out.append(np.concatenate([feat, _canonical(maps[i])]))
+    return np.stack(out)
 
 
 def symbol_features(frame: np.ndarray, blob, side: float, tray: np.ndarray) -> np.ndarray:
-    p = crop(frame, blob.x, blob.y, side, blob.angle, 1.05, PATCH)
-    return features(p, tray, (blob.fill, blob.aspect, blob.area / (side * side)))
+    return dice_symbols(frame, [blob], side, tray)[0]
+
+
+def dice_symbols(frame: np.ndarray, blobs, side: float, tray: np.ndarray) -> np.ndarray:
+    """symbol_features of each blob's die in frame, (n, features)."""
+    patches = np.stack([crop(frame, b.x, b.y, side, b.angle, 1.05, PATCH) for b in blobs])
+    return features_of(patches, tray, [(b.fill, b.aspect, b.area / (side * side)) for b in blobs])

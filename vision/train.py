@@ -21,7 +21,7 @@ from .detect import detect
 from .features import dice_maps, dice_views
 from .model import CLASSES, DEFAULT_PATH, UNKNOWN, Model, save_model
 from .net import fit_net
-from .symbol import symbol_features
+from .symbol import dice_symbols
 from .render import TRAIN, random_rig, render_scene
 
 SEED = 2026
@@ -69,7 +69,7 @@ def scene_samples(seed: int, cond=LEARN) -> tuple[np.ndarray, np.ndarray, np.nda
     if not det.dice:
         return np.zeros((0, 0), np.float32), np.zeros((0, 0), np.float32), np.zeros(0, int), np.zeros((0, 8, 0))
     x = dice_maps(scene.image, det.dice, det.side, det.tray)
-    extra = np.stack([symbol_features(scene.image, b, det.side, det.tray) for b in det.dice])
+    extra = dice_symbols(scene.image, det.dice, det.side, det.tray)
     seen = dice_views(scene.image, det.dice, det.side, det.tray)
     y = np.array([label_of(t) for t in match(det.dice, scene.dice)])
     return x, extra, y, seen
