@@ -56,3 +56,23 @@ def test_the_map_of_a_turned_or_mirrored_crop_is_one_of_its_eight_views():
     for turned in (np.rot90(p), p[::-1], np.rot90(p, 3)[:, ::-1]):
         m = face_map(np.ascontiguousarray(turned), det.tray)
         assert np.min(np.linalg.norm(views - m, axis=1)) < 1e-4
+
+
+def test_each_die_is_described_the_same_alone_as_among_the_other_dice_of_its_frame():
+    # the reader describes all the dice of a frame together (one pass of numpy over their crops):
+    # no die may borrow anything of another's
+    from vision.features import dice_maps, dice_views
+    from vision.symbol import dice_symbols
+
+    rng = np.random.default_rng(11)
+    scene = render.render_scene(rng, render.random_rig(rng), faces=["bee", "honey", "zzz", "zombee", "honey"])
+    det = detect(scene.image)
+    assert len(det.dice) == 5
+    args = (det.side, det.tray)
+    together = (dice_maps(scene.image, det.dice, *args), dice_symbols(scene.image, det.dice, *args),
+                dice_views(scene.image, det.dice, *args))
+    for i, b in enumerate(det.dice):
+        alone = (die_features(scene.image, b, *args), symbol_features(scene.image, b, *args),
+                 die_views(scene.image, b, *args))
+        for one, all_of_them in zip(alone, together):
+            assert np.array_equal(one, all_of_them[i])

@@ -221,3 +221,12 @@ def test_a_network_told_that_unreadable_dice_are_rare_calls_a_borderline_die_a_f
     assert p[0] / p[1] == pytest.approx(q[0] / q[1] * 3, rel=0.05)
     far = np.full((1, 3), -3.0, np.float32)  # clearly cocked stays unknown
     assert net_proba(told, flat, far)[0].argmax() == vm.UNKNOWN
+
+
+def test_a_model_given_other_prototypes_compares_dice_with_those():
+    # the prototypes are prepared once for comparing (reader speed); new ones must not meet stale ones
+    m = _toy()
+    die = np.eye(1, vm.DIM, 1, dtype=np.float32)
+    assert vm.CLASSES[m.predict_proba(die)[0].argmax()] == vm.CLASSES[1]
+    m.protos = np.roll(m.protos, 1, axis=0)  # each face's example now stands where another's stood
+    assert vm.CLASSES[m.predict_proba(die)[0].argmax()] != vm.CLASSES[1]
