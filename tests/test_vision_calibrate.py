@@ -257,6 +257,41 @@ def test_a_camera_close_over_the_tray_is_calibrated_and_reads_the_same_dice(tmp_
     assert total >= 10 and right >= total - 1
 
 
+def test_a_camera_far_from_the_tray_is_calibrated_and_reads_its_small_dice(tmp_path):
+    """Dice too small to be found as the camera shows them (about 14 px across: the photos at 0.45 of
+    their size) are taught and read from an enlarged copy, and the report says to bring the camera
+    closer. Calibration refused these photos before ("no die found")."""
+    import json
+
+    from vision.model import load_model, save_model
+    from vision.reader import read_image
+
+    def far(img):
+        return cv2.resize(img, None, fx=0.45, fy=0.45, interpolation=cv2.INTER_AREA)
+
+    for f in (PHOTOS / "calibration").rglob("*.jpg"):
+        out = tmp_path / f.relative_to(PHOTOS)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(out), far(read_image(f)))
+    save_model(calibrate(tmp_path / "calibration"), tmp_path / "far.npz")
+    model = load_model(tmp_path / "far.npz")
+    assert model.shrink > 1.5 and model.report["accuracy"] >= 0.75
+    assert any("closer to the tray" in line for line in report_lines(model.report))
+    right = total = 0
+    for folder in ("read", "detect"):
+        for name, entry in json.loads((PHOTOS / folder / "labels.json").read_text()).items():
+            dice = DiceReader(model).read(far(read_image(PHOTOS / folder / name))).dice
+            for t in entry["dice"]:
+                if t["kind"] != "set":
+                    continue
+                x, y = 0.45 * t["x"], 0.45 * t["y"]  # positions come back in the frame's own pixels
+                near = [d.face for d in dice if abs(d.x - x) < 8 and abs(d.y - y) < 8]
+                total += 1
+                right += near == [t["face"] or "unknown"]
+    # 13 of 13 at the photos' own size; 14 px dice read worse (a 5 as a 4, unsurely), never untaught
+    assert total >= 10 and right >= total - 3
+
+
 def _felt(img, brightness=0.55):
     """The photo with its light sheet repainted as green felt at brightness times its light; the dice
     are left as they were."""
@@ -293,12 +328,14 @@ def test_dice_on_a_darker_tray_are_found_taught_and_read(tmp_path):
 
 
 def test_dice_too_small_to_read_are_named_with_what_to_do(tmp_path):
-    # the same real photos from a camera three times farther away: dice some 11 pixels across
+    # the same real photos from a camera three times farther away: dice some 11 pixels across, found in
+    # an enlarged copy, but too few pixels to tell a face by (dice of 14 pixels are read: see above)
     dst = tmp_path / "cal"
     shutil.copytree(PHOTOS / "calibration", dst)
     for f in dst.rglob("*.jpg"):
         cv2.imwrite(str(f), cv2.resize(cv2.imread(str(f)), None, fx=0.38, fy=0.38, interpolation=cv2.INTER_AREA))
-    with pytest.raises(CalibrationError, match=r"bee/.*\.jpg.*no die found.*14 pixels across.*closer"):
+    with pytest.raises(CalibrationError, match=r"/[a-z]+/.*\.jpg.*dice are only about 1[01] pixels across.*"
+                                               r"bring the camera closer.*at least 12 pixels"):
         calibrate(dst)
 
 

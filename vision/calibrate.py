@@ -33,7 +33,7 @@ from .features import PATCH, VIEW_PATCH
 from .model import CLASSES, UNKNOWN, Model, gated, load_model
 from .net import edges_read
 from .reader import DiceReader, read_image
-from .sizing import at_die_size
+from .sizing import SMALLEST, at_die_size
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 CLEARLY = 0.05  # symbol maps are kept over views when they read this much more of the left-out dice
@@ -192,6 +192,9 @@ def report_lines(report: dict) -> list[str]:
                      f"(each face hidden in turn)")
     if report.get("doubts"):
         lines.append("worth a second look: " + "; ".join(report["doubts"]))
+    if report.get("enlarged"):
+        lines.append(f"the dice are small in these photos: every frame is read enlarged {report['enlarged']:.1f} "
+                     f"times; a camera closer to the tray reads them better")
     return lines
 
 
@@ -242,6 +245,11 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         raise CalibrationError(f"{str(f)!r}: no die found; each photo in {face}/ must show dice showing {face}, "
                                f"each darker than the tray and at least {MIN_SIDE:.0f} pixels across "
                                f"(smaller: bring the camera closer)")
+    if sized.tiny:
+        face, f, px = sized.tiny
+        raise CalibrationError(f"{str(f)!r}: its dice are only about {px:.0f} pixels across, too few to tell "
+                               f"the faces apart: bring the camera closer to the tray (at least "
+                               f"{SMALLEST:.0f} pixels across)")
     shots, first, side, dark, background = sized.shots, sized.found, sized.side, sized.dark, sized.background
     checker = DiceReader(base) if base is not None else None
     # one random stream per descriptor: the copies made for one never shift those made for the other
@@ -312,6 +320,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     model.report["network"] = model.net is not None
     model.report["compares"] = model.descriptor
     model.report["doubts"] = doubts  # photos worth a second look: in the right folder? a glare?
+    if sized.shrink > 1:
+        model.report["enlarged"] = round(sized.shrink, 2)  # dice too small to read as the camera shows them
     model.report["photo_ids"] = sorted(hashlib.sha1(f.read_bytes()).hexdigest()[:12]
                                        for items in shots.values() for f, _ in items)
     return model

@@ -37,6 +37,7 @@ CLASSES = DICE_FACES + ("unknown",)
 UNKNOWN = CLASSES.index("unknown")
 DEFAULT_PATH = Path(__file__).with_name("models") / "default.npz"
 WIDTH = {"map": DIM, "views": VIEW_DIM}  # numbers in a prototype of each descriptor
+MAX_LARGER = 3.0  # the most a frame is enlarged (Model.shrink): dice smaller still are too few pixels to read
 
 
 class ModelError(ConfigError):
@@ -51,7 +52,7 @@ class Model:
     radius: float = 0.5
     kind: str = "default"
     side: float = 0.0  # die side in pixels; 0 = measure it in each frame
-    shrink: float = 1.0  # calibrated on large dice: the frame is read this much smaller (reader.working)
+    shrink: float = 1.0  # the frame is read this much smaller (large dice), above 1 larger (small; reader.working)
     dark: float = 1.0  # how much darker the tray makes our dice look than a light tray does (detect.DARKER)
     background: np.ndarray | None = None  # empty tray brightness (small), from calibration
     threshold: float = 0.5  # below this confidence a face is reported as unknown
@@ -218,7 +219,7 @@ def _load(path: Path) -> Model:
             raise ModelError(f"model file {str(path)!r} has a damaged network")
     return Model(protos, labels, scale=float(data["scale"]), radius=float(data["radius"]),
                  kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),
-                 dark=float(data.get("dark", 1.0)), shrink=float(np.clip(data.get("shrink", 1.0), 0.05, 1.0)),
+                 dark=float(data.get("dark", 1.0)), shrink=float(np.clip(data.get("shrink", 1.0), 0.05, MAX_LARGER)),
                  background=data.get("background"), threshold=float(data.get("threshold", 0.5)), report=report,
                  net=net, descriptor=descriptor, neighbours=max(1, int(data.get("neighbours", 1))),
                  own_weight=float(np.clip(data.get("own_weight", 0.0), 0.0, 1.0)))

@@ -14,7 +14,7 @@ from . import MAX_PIXELS
 from .clusters import DEFAULT_SIDE, count_check
 from .detect import DARKER, Detection, detect
 from .features import dice_maps, dice_views
-from .model import CLASSES, Model, load_model
+from .model import CLASSES, MAX_LARGER, Model, load_model
 from .symbol import dice_symbols
 
 
@@ -85,6 +85,7 @@ def read_image(path) -> np.ndarray:
 
 WORK_SIDE = 800  # longest side, in pixels, of the picture the reader works on
 BIG_SIDE = 52.0  # a die measured larger than this (in the picture worked on) is read from a smaller copy
+SMALL_SIDE = 20.0  # calibrated on dice measured smaller than this, the reader works on an enlarged copy
 BLOCK_LOOK = 1.45  # of the usual side: dice first measured this large may be touching dice measured whole
 CLEARLY_BETTER = 0.1  # mean face confidence by which dice cut at half the size must beat the whole ones
 
@@ -96,19 +97,28 @@ def working(frame: np.ndarray, shrink: float = 1.0) -> tuple[np.ndarray, float]:
     A 12-megapixel phone photo or a 1080p webcam shows the same die three to six times larger, and a
     crop shrunk that much in one step aliases: averaging the picture down first keeps a bigger
     camera from reading worse than a small one. A camera close over the tray shows large dice in a
-    small frame too: shrink (from the die size, see smaller) takes the picture further down."""
+    small frame too: shrink (from the die size, see smaller) takes the picture further down. A shrink
+    above 1 enlarges it instead: a camera far from the tray, whose dice are too small to be found
+    (calibration learns that, see larger)."""
     longest = max(frame.shape[:2])
-    f = min(1.0, WORK_SIDE / longest) * min(shrink, 1.0)
-    if f >= 1.0:
+    f = min(1.0, WORK_SIDE / longest) * shrink
+    if f == 1.0:
         return frame, 1.0
     size = (max(1, round(frame.shape[1] * f)), max(1, round(frame.shape[0] * f)))
-    return cv2.resize(frame, size, interpolation=cv2.INTER_AREA), 1 / f
+    return cv2.resize(frame, size, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_CUBIC), 1 / f
 
 
 def smaller(side: float) -> float:
     """The further shrink that shows a die measured side pixels across at the size the reader was made
     for (1.0 when it already is)."""
     return DEFAULT_SIDE / side if side > BIG_SIDE else 1.0
+
+
+def larger(side: float) -> float:
+    """The enlargement that shows a die measured side pixels across at the size the reader was made for,
+    when it is too small to be read well (1.0 when it is not). Only calibration asks: its photos are
+    known to show dice; in play a speck enlarged could pass for one."""
+    return min(DEFAULT_SIDE / side, MAX_LARGER) if 0 < side < SMALL_SIDE else 1.0
 
 
 class DiceReader:

@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 
 from .detect import DARKER, SMALL, Detection, brightest, detect
-from .reader import smaller, working
+from .model import MAX_LARGER
+from .reader import larger, smaller, working
 
 
 class Sized(NamedTuple):
@@ -20,14 +21,20 @@ class Sized(NamedTuple):
     side: float  # the dice's side, the median over the photos
     shrink: float  # how much smaller than reader.working's size the pictures are read (Model.shrink)
     blank: tuple | None  # (face, file) of a photo in which no die is found at any size tried
+    tiny: tuple | None  # (face, file, side) of the photo with the smallest dice, when they are too small to read
+
+
+SMALLEST = 12.0  # pixels across (as the reader first works on a frame): smaller dice are refused, not enlarged
 
 
 def at_die_size(originals: dict) -> Sized:
     """originals: "empty" and each face -> [(file, picture)]. Dice that measure large are measured again
-    from smaller copies (reader.smaller); dice too large to be found at all (over clusters.MAX_SIDE)
-    are looked for at half the size before a photo is said to show none."""
-    shrink, blank = 1.0, None
-    for attempt in range(4):
+    from smaller copies (reader.smaller), dice that measure small from enlarged ones (reader.larger);
+    dice too large to be found at all (over clusters.MAX_SIDE) are looked for at half the size, and
+    then dice too small (under clusters.MIN_SIDE) at twice it, before a photo is said to show none."""
+    shrink, blank, tried = 1.0, None, set()
+    for attempt in range(6):
+        tried.add(shrink)
         shots = {face: [(f, working(img, shrink)[0]) for f, img in items] for face, items in originals.items()}
         empties = [img for _, img in shots.pop("empty")]
         background = background_of(empties)
@@ -36,18 +43,38 @@ def at_die_size(originals: dict) -> Sized:
         missing = next(((face, f) for (face, f, _), det in zip(taken, found) if not det.dice), None)
         if missing:
             blank = blank or missing  # the photo that showed none at the size first tried is named
-            sides = [det.side for det in found if det.dice]
-            if shrink < 0.3 or (sides and smaller(float(np.median(sides))) == 1.0):
-                break  # the other photos' dice are of a size the reader reads: this photo shows none
-            shrink *= 0.5
+            shrink = _look_again(shrink, [det.side for det in found if det.dice], tried)
+            if shrink is None:
+                break
             continue
         side = float(np.median([det.side for det in found]))
         blank = None
-        if smaller(side) == 1.0 or attempt == 3:
+        factor = smaller(side) if smaller(side) != 1.0 else larger(side)
+        if factor == 1.0 or attempt == 5 or shrink * factor in tried or shrink * factor > MAX_LARGER:
             break
-        shrink *= smaller(side)
+        shrink *= factor
     by_file = {f: det for (_, f, _), det in zip(taken, found)}
-    return Sized(shots, background, dark, by_file, side if not blank else 0.0, shrink, blank)
+    tiny = None
+    if not blank:
+        # enlarged, dice of a few pixels are found, but their faces are too few pixels to tell apart
+        face, f, least = min(((face, f, det.side / shrink) for (face, f, _), det in zip(taken, found)),
+                             key=lambda t: t[2])
+        tiny = (face, f, least) if least < SMALLEST else None
+    return Sized(shots, background, dark, by_file, side if not blank else 0.0, shrink, blank, tiny)
+
+
+def _look_again(shrink: float, sides: list[float], tried: set) -> float | None:
+    """The next size to look at when a photo shows no die at this one (sides: what the other photos'
+    dice measure there), or None when the photo shows none at any size worth trying."""
+    if sides:
+        side = float(np.median(sides))
+        factor = smaller(side) if smaller(side) != 1.0 else larger(side)
+        if factor == 1.0:
+            return None  # the other photos' dice are of a size the reader reads: this photo shows none
+        nxt = shrink * (0.5 if factor < 1.0 else factor)  # large dice: this one may be too large to be found
+    else:  # no photo shows a die: they may all be too large to be found, else all too small
+        nxt = shrink * 0.5 if 0.3 <= shrink <= 1.0 else 2.0
+    return None if nxt in tried or not 0.25 <= nxt <= MAX_LARGER else nxt
 
 
 def background_of(frames: list[np.ndarray]) -> np.ndarray:

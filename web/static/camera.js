@@ -238,6 +238,9 @@
     }
     $("cam-advice").textContent = rep.ok ? TC.t("Good: every face was read right when left out.")
       : TC.t("Weakest face: {face}. Advice: {advice}.", { face: NAMES[rep.weakest] || rep.weakest, advice: rep.advice });
+    if (rep.enlarged) {  // the dice were found only in an enlarged picture: the camera is far from the tray
+      $("cam-advice").textContent += " " + TC.t("The dice are small in the camera's picture: bring it closer to the tray.");
+    }
   }
 
   async function act(action, body, pending) {
