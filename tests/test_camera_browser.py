@@ -196,3 +196,43 @@ def test_a_wrong_pin_sees_nothing_and_changes_nothing(site, browser):
     finally:
         ctx.close()
     assert not errors
+
+
+def test_the_german_report_gives_its_advice_in_german_and_keeps_each_face_whole_at_320_px(site, browser):
+    """A built model's report as calibration writes it (honey read 83 % right, the dice found only in an
+    enlarged picture), on a German phone 320 px wide: the advice was the server's English sentence in
+    the middle of the German page, and ZomBee broke as 'ZomBe/e' in the table."""
+    import json
+
+    import numpy as np
+    from playwright.sync_api import expect
+
+    from vision.calibrate import quality
+
+    truth = np.repeat(np.arange(4), 6)
+    pred = np.eye(5)[truth]
+    pred[6] = np.eye(5)[2]  # one honey read as zzz: honey 83 %
+    report = dict(quality(pred, truth, {f: 6 for f in ("bee", "honey", "zzz", "zombee")}), enlarged=2.25)
+    wizard = {"kind": "wizard", "started": 0, "building": False, "error": None, "last": None, "report": report,
+              "steps": [{"step": s, "captures": 6, "suggested": 6, "text": s} for s in STEPS]}
+    status = {"model": {"name": "default", "text": "the shipped model"}, "previous": None, "corrections": 0,
+              "wizard": wizard}
+    context = browser.new_context(viewport={"width": 320, "height": 700}, base_url=site["url"], locale="de-DE")
+    context.add_init_script(f"localStorage.setItem('companion.pin', '{PIN}')")
+    page = context.new_page()
+    page.route("**/api/calibration", lambda route: route.fulfill(json=status))
+    page.goto(site["url"] + "?lang=de")
+    page.click("#cam-details summary")
+    advice = page.locator("#cam-advice")
+    expect(advice).to_contain_text("mach noch 2 Aufnahmen von Honig (83 % ihrer Würfel richtig gelesen")
+    expect(advice).to_contain_text("Bring die Kamera näher an die Schale.")
+    assert "take" not in advice.text_content() and "photos" not in advice.text_content()
+    zombee = page.locator("#cam-report-rows tr").nth(3).locator("td").first
+    expect(zombee).to_have_text("ZomBee")
+    box = zombee.bounding_box()
+    assert box["height"] < 40, box  # one line: the name is not broken
+    table = page.evaluate("(() => { const t = document.querySelector('table.cam-report');"
+                          " return [t.getBoundingClientRect().right, t.parentElement.getBoundingClientRect().right]; })()")
+    assert table[0] <= table[1] + 1, table  # the table stays inside its card
+    shot(page, "camera-report-de-320.png")
+    context.close()

@@ -175,7 +175,10 @@ def quality(pred: np.ndarray, truth: np.ndarray, photos_per_face: dict, threshol
             advice += "; also " + ", ".join(f for f in weak if f != face) if set(weak) - {face} else ""
     total = sum(photos_per_face.values())
     right = sum(faces[f] * int((truth == i).sum()) for i, f in enumerate(DICE_FACES))
-    return {"ok": ok, "faces": faces, "weakest": weakest, "advice": advice,
+    # the advice in parts too, for a phone to say in its own language: how many more photos of the
+    # weakest face, and which other faces read badly
+    return {"ok": ok, "faces": faces, "weakest": weakest, "advice": advice, "more": 0 if ok else more,
+            "also": [f for f in weak if f != weakest] if short and weak else [], "short": weakest in short,
             "accuracy": round(right / max(len(truth), 1), 3), "photos": dict(photos_per_face),
             "dice": {f: int((truth == i).sum()) for i, f in enumerate(DICE_FACES)}, "total_photos": total}
 

@@ -229,6 +229,20 @@
     if (built) renderReport(w.report);
   }
 
+  /* The calibration's advice in the page's language, from its parts (a report from before they were
+     sent has the English sentence only). */
+  function advice(rep) {
+    if (!rep.more) return rep.advice;
+    const face = NAMES[rep.weakest] || rep.weakest;
+    let text = TC.tn("take one more photo of {face}", "take {n} more photos of {face}", rep.more, { face })
+      + (rep.short ? TC.t(" (only {n})", { n: (rep.photos || {})[rep.weakest] || 0 })
+        : TC.t(" ({percent} of its dice read right when left out)", { percent: TC.percent(rep.faces[rep.weakest]) }));
+    if ((rep.also || []).length) {
+      text += TC.t("; also {faces}", { faces: rep.also.map((f) => NAMES[f] || f).join(", ") });
+    }
+    return text;
+  }
+
   function renderReport(rep) {
     const rows = clear($("cam-report-rows"));
     for (const [face, acc] of Object.entries(rep.faces)) {
@@ -237,7 +251,7 @@
         el("td", {}, String((rep.photos || {})[face] || 0))));
     }
     $("cam-advice").textContent = rep.ok ? TC.t("Good: every face was read right when left out.")
-      : TC.t("Weakest face: {face}. Advice: {advice}.", { face: NAMES[rep.weakest] || rep.weakest, advice: rep.advice });
+      : TC.t("Weakest face: {face}. Advice: {advice}.", { face: NAMES[rep.weakest] || rep.weakest, advice: advice(rep) });
     if (rep.enlarged) {  // the dice were found only in an enlarged picture: the camera is far from the tray
       $("cam-advice").textContent += " " + TC.t("The dice are small in the camera's picture: bring it closer to the tray.");
     }
