@@ -202,8 +202,6 @@ def test_the_german_report_gives_its_advice_in_german_and_keeps_each_face_whole_
     """A built model's report as calibration writes it (honey read 83 % right, the dice found only in an
     enlarged picture), on a German phone 320 px wide: the advice was the server's English sentence in
     the middle of the German page, and ZomBee broke as 'ZomBe/e' in the table."""
-    import json
-
     import numpy as np
     from playwright.sync_api import expect
 
