@@ -84,6 +84,8 @@ CHANGES = {  # name: (what it stands for, change, where a labelled point goes: a
     "as_taken": ("the photos as they are", lambda im: im, 1.0),
     "scale_0.6": ("a 384 px camera, or dice farther away", lambda im: cv2.resize(im, None, fx=0.6, fy=0.6,
                                                                                  interpolation=cv2.INTER_AREA), 0.6),
+    "scale_0.45": ("a camera far from the tray: dice about 14 px", lambda im: cv2.resize(
+        im, None, fx=0.45, fy=0.45, interpolation=cv2.INTER_AREA), 0.45),
     "scale_1.25": ("an 800 px camera", lambda im: cv2.resize(im, None, fx=1.25, fy=1.25,
                                                             interpolation=cv2.INTER_CUBIC), 1.25),
     "scale_3": ("a 1920 px camera or a phone photo", lambda im: cv2.resize(im, None, fx=3, fy=3,
