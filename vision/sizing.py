@@ -19,7 +19,7 @@ class Sized(NamedTuple):
     dark: float  # see darkness
     found: dict  # file -> its detection, each photo's own die size
     side: float  # the dice's side, the median over the photos
-    shrink: float  # how much smaller than reader.working's size the pictures are read (Model.shrink)
+    shrink: float  # below 1 the pictures are read smaller than reader.working's size, above 1 larger (Model.shrink)
     blank: tuple | None  # (face, file) of a photo in which no die is found at any size tried
     tiny: tuple | None  # (face, file, side) of the photo with the smallest dice, when they are too small to read
 
@@ -49,7 +49,7 @@ def at_die_size(originals: dict) -> Sized:
             continue
         side = float(np.median([det.side for det in found]))
         blank = None
-        factor = smaller(side) if smaller(side) != 1.0 else larger(side)
+        factor = _to_size(side)
         if factor == 1.0 or attempt == 5 or shrink * factor in tried or shrink * factor > MAX_LARGER:
             break
         shrink *= factor
@@ -63,12 +63,18 @@ def at_die_size(originals: dict) -> Sized:
     return Sized(shots, background, dark, by_file, side if not blank else 0.0, shrink, blank, tiny)
 
 
+def _to_size(side: float) -> float:
+    """The factor that shows dice measured side pixels across at the size the reader was made for:
+    smaller for large dice, larger for small ones, 1.0 when they are that size."""
+    return smaller(side) if smaller(side) != 1.0 else larger(side)
+
+
 def _look_again(shrink: float, sides: list[float], tried: set) -> float | None:
     """The next size to look at when a photo shows no die at this one (sides: what the other photos'
     dice measure there), or None when the photo shows none at any size worth trying."""
     if sides:
         side = float(np.median(sides))
-        factor = smaller(side) if smaller(side) != 1.0 else larger(side)
+        factor = _to_size(side)
         if factor == 1.0:
             return None  # the other photos' dice are of a size the reader reads: this photo shows none
         nxt = shrink * (0.5 if factor < 1.0 else factor)  # large dice: this one may be too large to be found
