@@ -110,6 +110,30 @@ def test_touching_dice_in_blocks_ls_and_corners_are_each_found_once(shape, n):
             assert _near(det.dice, scene.dice, rig.die_size)
 
 
+
+def test_the_judge_is_asked_once_for_every_ambiguous_cluster_of_a_frame_and_its_verdicts_decide():
+    """Reading dice costs mostly per pass, so the reader is asked about all of a frame's ways to cut
+    touching dice at once; each verdict must still decide its own way. On these held-out trays two
+    pairs each could be one die or two."""
+    def asking(prefer_more, asked):
+        def judge(ways, side, tray):
+            asked.append(len(ways))
+            return [min(len(w) / 4, 1.0) if prefer_more else 1 / len(w) for w in ways]
+        return judge
+
+    counts = []
+    for seed in (3, 29, 37):
+        rng = np.random.default_rng(seed)
+        rig = render.random_rig(rng, dataclasses.replace(render.HELDOUT, touching=1.0))
+        scene = render.render_scene(rng, rig, count=int(rng.integers(2, 6)), cocked=0)
+        more, fewer = [], []
+        n_more = len(detect(scene.image, judge=asking(True, more)).dice)
+        n_fewer = len(detect(scene.image, judge=asking(False, fewer)).dice)
+        assert len(more) == len(fewer) == 1 and more[0] >= 4  # two regions, two ways each, in one question
+        assert n_more == len(scene.dice) >= n_fewer  # the judge sways a cut the outline leaves open
+        counts.append(n_more - n_fewer)
+    assert any(counts)
+
 def test_a_highlight_across_a_glossy_die_still_gives_one_die():
     # A lamp's reflection as a bright band across the face leaves two dark slivers of one die.
     rng, rig = _plain_rig(3)

@@ -296,7 +296,10 @@ SHAPE_WEIGHT = 0.5  # how much the cut pieces looking like dice counts against t
 # by the default model it took the frames with a wrong count from 1.67 % to 0.33 % (weight 0.5: 0.33 %
 # but fewer dice right on held-out art, 1.5: 1.33 %; bench/vision.py)
 JUDGE_WEIGHT = 1.0
-Judge = Callable[[list, float], float]  # (dice, side) -> how surely they read as faces, 0-1
+# (ways, side) -> how surely each way's dice read as faces, 0-1: the reader's cost is mostly in each
+# time it is asked (each pass of its own over the dice it is given), not in each die, so it is asked
+# once for the whole frame
+Judge = Callable[[list[list[Blob]], float], list[float]]
 
 
 def _misfit(blobs: list[Blob], side: float) -> float:
@@ -308,9 +311,8 @@ def _misfit(blobs: list[Blob], side: float) -> float:
     return out / max(len(blobs), 1)
 
 
-def plans(g: Region, side: float, judge: Judge | None = None) -> dict[int, tuple[float, list[Blob]]]:
-    """The plausible ways to read the region: dice count -> (cost, dice). Empty when it is no die.
-    judge: how surely a way's dice read as faces, when there is more than one way."""
+def plans(g: Region, side: float) -> dict[int, tuple[float, list[Blob]]]:
+    """The plausible ways to read the region: dice count -> (cost, dice). Empty when it is no die."""
     x = estimate(g, side)
     if x is None:
         return {}
@@ -324,18 +326,36 @@ def plans(g: Region, side: float, judge: Judge | None = None) -> dict[int, tuple
     for n in counts:
         blobs = split(g, n, side)
         out[n] = (abs(x - n) + SHAPE_WEIGHT * _misfit(blobs, side), blobs)
-    best_cost = min(cost for cost, _ in out.values())
-    close = [n for n, (cost, _) in out.items() if cost < best_cost + JUDGE_WEIGHT]
-    if judge is not None and len(close) > 1:
-        # the judge reads dice, which takes time: only ways it could still make the cheapest are read
-        out = {n: (cost + JUDGE_WEIGHT * (1 - judge(blobs, side) if n in close else 1), blobs)
-               for n, (cost, blobs) in out.items()}
     return out
 
 
+def _close(ways: dict) -> list[int]:
+    """The counts whose cost is still within the judge's reach of the cheapest."""
+    best_cost = min(cost for cost, _ in ways.values())
+    return [n for n, (cost, _) in ways.items() if cost < best_cost + JUDGE_WEIGHT]
+
+
+def judged(options: list[dict], side: float, judge: Judge) -> list[dict]:
+    """options (plans of each region) with the judge's say added: a way still close to the cheapest
+    costs JUDGE_WEIGHT x (1 - how surely its dice read as faces) more, any other way JUDGE_WEIGHT.
+    Regions the judge cannot change are handed over with it (their one close way), in the one
+    question: the reader reads those dice anyway, and keeps what it read."""
+    close = [_close(p) for p in options]
+    if not any(len(c) > 1 for c in close):
+        return options  # the judge reads dice, which takes time: not when it could change nothing
+    asked = [(i, n) for i, c in enumerate(close) for n in c]
+    verdict = dict(zip(asked, judge([options[i][n][1] for i, n in asked], side)))
+    return [p if len(c) == 1 else
+            {n: (cost + JUDGE_WEIGHT * (1 - verdict[i, n] if n in c else 1), blobs) for n, (cost, blobs) in p.items()}
+            for i, (p, c) in enumerate(zip(options, close))]
+
+
 def choose(regions: list[Region], side: float, expected=None, judge: Judge | None = None) -> tuple[list[Blob], str | None]:
-    """The dice of all regions, and a sentence when they cannot be the number thrown (judge: see plans)."""
-    options = [p for p in (plans(g, side, judge) for g in regions) if p]
+    """The dice of all regions, and a sentence when they cannot be the number thrown (judge: when
+    a region could hold more than one number of dice, how surely each way's dice read as faces)."""
+    options = [p for p in (plans(g, side) for g in regions) if p]
+    if judge is not None:
+        options = judged(options, side, judge)
     picks = [min(p, key=lambda n: p[n][0]) for p in options]
     check = None
     if expected is not None:

@@ -172,8 +172,9 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
     side: the die's side in pixels (calibrated), else measured from the frame. expected: how many
     dice were thrown (an int or a collection of acceptable counts); it only chooses between plausible
     ways to split a cluster, and `check` says so when no plausible way gives that many dice. dark: see
-    die_masks (calibrated for the tray; 1.0 for a light one). judge(dice, side, tray): how surely
-    dice cut from this frame read as faces (0-1), to choose between ways of cutting touching dice."""
+    die_masks (calibrated for the tray; 1.0 for a light one). judge(ways, side, tray): how surely
+    each way's dice cut from this frame read as faces (0-1 each), to choose between ways of cutting
+    touching dice (clusters.Judge)."""
     small = cv2.resize(frame, SMALL, interpolation=cv2.INTER_AREA)
     level, tray = tray_level(frame, small)
     hand, hand_mask = find_hand(small, tray)
@@ -202,7 +203,7 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
                                                      min(int(g.x), big.shape[1] - 1)]]
         return regions
 
-    pick = None if judge is None else (lambda blobs, s: judge(blobs, s, tray))
+    pick = None if judge is None else (lambda ways, s: judge(ways, s, tray))
     dice, check = choose(regions_at(regions, side), side, expected, pick)
     if check and not known:
         # With every die touching another (a 2x2 block, an L) the frame shows no lone die, and a
