@@ -67,24 +67,36 @@ def _canonical(maps: np.ndarray) -> np.ndarray:
     sym = np.ascontiguousarray(maps[..., 0] + maps[..., 1])
     m = cv2.moments(sym)
     if m["mu02"] > m["mu20"]:
-        maps = np.rot90(maps)
-        m = cv2.moments(np.ascontiguousarray(np.rot90(sym)))
+        maps = cv2.rotate(maps, cv2.ROTATE_90_COUNTERCLOCKWISE)  # np.rot90, without its cost per call
+        m = cv2.moments(cv2.rotate(sym, cv2.ROTATE_90_COUNTERCLOCKWISE))
     if m["mu30"] < 0:
-        maps = maps[::-1, ::-1]
+        maps = cv2.rotate(maps, cv2.ROTATE_180)
     small = cv2.resize(np.ascontiguousarray(maps), (MAP, MAP), interpolation=cv2.INTER_AREA)
     return small.transpose(2, 0, 1).ravel().astype(np.float32)
 
 
-def _gradients(v: np.ndarray) -> list[float]:
-    gx = cv2.Sobel(v, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(v, cv2.CV_32F, 0, 1, ksize=3)
+def _sobel(v: np.ndarray, dx: int, dy: int) -> np.ndarray:
+    """cv2.Sobel of each of n crops (n, PATCH, PATCH) in one call: each crop with its border reflected
+    as Sobel reflects an image's (BORDER_REFLECT_101), one above the other."""
+    n = len(v)
+    tall = np.pad(v, ((0, 0), (1, 1), (1, 1)), mode="reflect").reshape(n * (PATCH + 2), PATCH + 2)
+    return cv2.Sobel(tall, cv2.CV_32F, dx, dy, ksize=3).reshape(n, PATCH + 2, PATCH + 2)[:, 1:-1, 1:-1]
+
+
+def _gradients(v: np.ndarray) -> np.ndarray:
+    """How strong the edges of each of n crops (n, PATCH, PATCH) run in each of 8 directions,
+    strongest first; the edges' ring profile; their strength per pixel: (n, 13)."""
+    gx, gy = _sobel(v, 1, 0), _sobel(v, 0, 1)
     mag = np.sqrt(gx * gx + gy * gy) * INNER
     ang = (np.arctan2(gy, gx) % math.pi) / math.pi * 8
-    hist = np.bincount(np.minimum(ang.astype(int), 7).ravel(), mag.ravel(), 8)
-    total = hist.sum() + 1e-6
-    hist = np.roll(hist, -int(hist.argmax())) / total  # strongest direction first: turning is forgotten
-    rings = _rings(mag)[:4]
-    return list(hist) + list(rings / (rings.sum() + 1e-6)) + [float(total / INNER.sum())]
+    n = len(v)
+    bins = np.minimum(ang.astype(int), 7) + 8 * np.arange(n)[:, None, None]  # each die's 8 bins apart
+    hist = np.bincount(bins.ravel(), mag.ravel(), 8 * n).reshape(n, 8)
+    total = hist.sum(axis=1) + 1e-6
+    turn = (np.arange(8) + hist.argmax(axis=1)[:, None]) % 8  # strongest direction first: turning is forgotten
+    hist = np.take_along_axis(hist, turn, axis=1) / total[:, None]
+    rings = np.einsum("nk,rk->nr", mag.reshape(n, -1), _RING_W[:4])  # per die as alone (a matrix product is not)
+    return np.concatenate([hist, rings / (rings.sum(axis=1, keepdims=True) + 1e-6), (total / INNER.sum())[:, None]], axis=1)
 
 
 def features(patch: np.ndarray, tray: np.ndarray, blob_shape: tuple[float, float, float]) -> np.ndarray:
@@ -95,6 +107,7 @@ def features(patch: np.ndarray, tray: np.ndarray, blob_shape: tuple[float, float
 def features_of(patches: np.ndarray, tray: np.ndarray, blob_shapes) -> np.ndarray:
     """features of n crops (n, PATCH, PATCH, 3): what is worked out for every pixel is worked out for
     all of them at once (numpy's cost on crops this small is in each call), the rest die by die."""
+    n = len(patches)
     p = patches.astype(np.float32) / tray.reshape(1, 1, 1, 3)
     b, g, r = p[..., 0], p[..., 1], p[..., 2]
     v = channel_max(p)
@@ -107,22 +120,24 @@ def features_of(patches: np.ndarray, tray: np.ndarray, blob_shapes) -> np.ndarra
     green = bright & (g - np.maximum(r, b) > 0.08)
     white = bright & (lo > 0.55) & ~yellow & ~green
     symbol = (yellow | green) & INNER
+    # the symbol's colour: the mean over its pixels of green less red, of green and red over blue, of brightness
+    count = symbol.sum(axis=(1, 2))
+    each = np.stack([g - r, (g + r - 2 * b) / 2, v], axis=1).reshape(n, 3, -1)
+    mean = (each * symbol.reshape(n, 1, -1)).sum(axis=2) / np.maximum(count, 1)[:, None]
+    hue = np.where(count > 0, np.arctan2(mean[:, 0], mean[:, 1]), 0.0)
+    colour = np.column_stack([_ring_shares(yellow)[:, 4], _ring_shares(green)[:, 4], _ring_shares(white)[:, 4], body,
+                              hue, np.where(count > 0, mean[:, 2], 0.0), np.where(count > 0, mean[:, 0], 0.0)])
     vs = v / np.maximum(v.max(axis=(1, 2)), np.float32(1e-3))[:, None, None]
     maps = np.stack([np.clip(np.minimum(r, g) - b, 0, 1.5), np.clip(g - np.maximum(r, b), 0, 1),
                      np.clip(lo - body[:, None, None], 0, 1.5)], axis=3) * INNER[..., None]
-    out = []
-    for i, shape_of_blob in enumerate(blob_shapes):
-        colour = [float(_rings(yellow[i])[4]), float(_rings(green[i])[4]), float(_rings(white[i])[4]), float(body[i])]
-        if symbol[i].any():
-            sel = p[i][symbol[i]]
-            hue = math.atan2(float((sel[:, 1] - sel[:, 2]).mean()), float((sel[:, 1] + sel[:, 2] - 2 * sel[:, 0]).mean()) / 2)
-            colour += [hue, float(sel.max(1).mean()), float((sel[:, 1] - sel[:, 2]).mean())]
-        else:
-            colour += [0.0, 0.0, 0.0]
-        shape = _shape(symbol[i]) + [float(x) for x in _rings(bright[i])]
-        feat = np.array(colour + shape + _gradients(vs[i]) + list(shape_of_blob), np.float32)
-        out.append(np.concatenate([feat, _canonical(maps[i])]))
-    return np.stack(out)
+    shapes = np.array([_shape(one) for one in symbol], np.float32)
+    rest = np.column_stack([shapes, _ring_shares(bright), _gradients(vs), np.array(blob_shapes, np.float32)])
+    return np.stack([np.concatenate([c, f, _canonical(m)]) for c, f, m in zip(colour.astype(np.float32), rest, maps)])
+
+
+def _ring_shares(masks: np.ndarray) -> np.ndarray:
+    """_rings of each of n masks (n, PATCH, PATCH) -> (n, 5)."""
+    return np.einsum("nk,rk->nr", masks.reshape(len(masks), -1).astype(np.float32), _RING_W)
 
 
 def symbol_features(frame: np.ndarray, blob, side: float, tray: np.ndarray) -> np.ndarray:
