@@ -35,11 +35,9 @@ import dice_photos  # noqa: E402  (bench/, beside this script)
 SURE = 0.9
 
 
-def felt(img: np.ndarray, brightness: float) -> np.ndarray:
-    """The light sheet repainted as green felt at brightness times its light; the dice left as they are.
-    A die is what is darker or more coloured than the sheet around it, with its holes (white pips)
-    filled; the rest is sheet (its glare and shadows go with it)."""
-    f = img.astype(np.float32)
+def dice_mask(img: np.ndarray) -> np.ndarray:
+    """Where the dice are, softly (0-1, one channel): what is darker or more coloured than the sheet
+    around it, with its holes (white pips) filled; the rest is sheet (its glare and shadows with it)."""
     light = img.max(axis=2)
     sheet_level = cv2.medianBlur(light, 41).astype(np.float32)  # a window wider than a die: the sheet
     hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
@@ -48,8 +46,22 @@ def felt(img: np.ndarray, brightness: float) -> np.ndarray:
     outside = die.copy()
     cv2.floodFill(outside, None, (0, 0), 2)  # what the border reaches is not inside a die
     die = cv2.dilate((outside != 2).astype(np.uint8), np.ones((3, 3), np.uint8))
-    sheet = cv2.GaussianBlur(1.0 - die.astype(np.float32), (0, 0), 1.0)[..., None]
+    return cv2.GaussianBlur(die.astype(np.float32), (0, 0), 1.0)[..., None]
+
+
+def felt(img: np.ndarray, brightness: float) -> np.ndarray:
+    """The light sheet repainted as green felt at brightness times its light; the dice left as they are."""
+    f = img.astype(np.float32)
+    sheet = 1.0 - dice_mask(img)
     return np.clip(f * (1 - sheet) + f * np.array([0.55, 1.0, 0.7]) * brightness * sheet, 0, 255).astype(np.uint8)
+
+
+def dyed(img: np.ndarray, gains) -> np.ndarray:
+    """The dark dice made another dark colour: their dark body lifted by gains (BGR), the pips and the
+    sheet left as they are (the light dice are tinted a little too; nothing asks anything of them)."""
+    f = img.astype(np.float32)
+    body = dice_mask(img) * np.clip(1 - f.max(axis=2, keepdims=True) / 140, 0, 1)  # dark pixels of a die
+    return np.clip(f * (1 - body) + np.minimum(f * np.float32(gains), 255) * body, 0, 255).astype(np.uint8)
 
 
 def tilted(shape, lean: float) -> np.ndarray:
@@ -98,6 +110,8 @@ CHANGES = {  # name: (what it stands for, change, where a labelled point goes: a
                 .astype(np.uint8), 1.0),
     "felt_0.7": ("a green felt tray", lambda im: felt(im, 0.7), 1.0),
     "felt_0.55": ("a dark green felt tray", lambda im: felt(im, 0.55), 1.0),
+    "navy_dice": ("navy dice, a lighter dark colour", lambda im: dyed(im, (2.4, 1.5, 1.1)), 1.0),
+    "purple_dice": ("purple dice", lambda im: dyed(im, (2.0, 1.1, 1.9)), 1.0),
     "tilt_0.2": ("a camera leaning back (far edge 20% shorter)", lambda im: tilt(im, 0.2),
                  lambda pts, shape: cv2.perspectiveTransform(pts[None], tilted(shape, 0.2))[0]),
     "vignette_0.5": ("a cheap lens: corners at half the light", lambda im: vignette(im, 0.5), 1.0),
