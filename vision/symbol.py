@@ -28,18 +28,20 @@ INNER = _R < 0.78  # the face inside its bevel
 RINGS = [(_R >= a) & (_R < b) for a, b in ((0, 0.25), (0.25, 0.45), (0.45, 0.62), (0.62, 0.78))]
 
 
-# ring and face averages as one matrix product: far cheaper than many masked means
+# ring and face averages as one sum of products: far cheaper than many masked means
 _RING_W = np.stack([r.ravel() / r.sum() for r in RINGS] + [INNER.ravel() / INNER.sum()]).astype(np.float32)
 
 
-def _rings(mask: np.ndarray) -> np.ndarray:
-    """Covered fraction of each ring, then of the whole face."""
-    return _RING_W @ mask.ravel().astype(np.float32)
+def _rings(masks: np.ndarray) -> np.ndarray:
+    """Covered fraction of each ring, then of the whole face, of each of n masks (n, PATCH, PATCH) ->
+    (n, 5). (einsum, not a matrix product: a product rounds differently with the number of dice, and
+    a die must be described the same alone as among others.)"""
+    return np.einsum("nk,rk->nr", masks.reshape(len(masks), -1).astype(np.float32), _RING_W)
 
 
 def _shape(mask: np.ndarray) -> list[float]:
     """Area, ring profile, spread, elongation, pieces, solidity, outline length and Hu moments of the symbol."""
-    rings = _rings(mask)
+    rings = _rings(mask[None])[0]
     out = [float(rings[4])] + [float(v) for v in rings[:4]]
     m8 = mask.astype(np.uint8)
     m = cv2.moments(m8, True)
@@ -95,7 +97,7 @@ def _gradients(v: np.ndarray) -> np.ndarray:
     total = hist.sum(axis=1) + 1e-6
     turn = (np.arange(8) + hist.argmax(axis=1)[:, None]) % 8  # strongest direction first: turning is forgotten
     hist = np.take_along_axis(hist, turn, axis=1) / total[:, None]
-    rings = np.einsum("nk,rk->nr", mag.reshape(n, -1), _RING_W[:4])  # per die as alone (a matrix product is not)
+    rings = _rings(mag)[:, :4]
     return np.concatenate([hist, rings / (rings.sum(axis=1, keepdims=True) + 1e-6), (total / INNER.sum())[:, None]], axis=1)
 
 
@@ -124,20 +126,16 @@ def features_of(patches: np.ndarray, tray: np.ndarray, blob_shapes) -> np.ndarra
     count = symbol.sum(axis=(1, 2))
     each = np.stack([g - r, (g + r - 2 * b) / 2, v], axis=1).reshape(n, 3, -1)
     mean = (each * symbol.reshape(n, 1, -1)).sum(axis=2) / np.maximum(count, 1)[:, None]
-    hue = np.where(count > 0, np.arctan2(mean[:, 0], mean[:, 1]), 0.0)
-    colour = np.column_stack([_ring_shares(yellow)[:, 4], _ring_shares(green)[:, 4], _ring_shares(white)[:, 4], body,
-                              hue, np.where(count > 0, mean[:, 2], 0.0), np.where(count > 0, mean[:, 0], 0.0)])
+    hue = np.where(count > 0, np.arctan2(mean[:, 0], mean[:, 1]), 0.0)  # (no symbol: atan2 of signed zeros is not 0)
+    colour = np.column_stack([_rings(yellow)[:, 4], _rings(green)[:, 4], _rings(white)[:, 4], body, hue, mean[:, 2],
+                              mean[:, 0]])
     vs = v / np.maximum(v.max(axis=(1, 2)), np.float32(1e-3))[:, None, None]
     maps = np.stack([np.clip(np.minimum(r, g) - b, 0, 1.5), np.clip(g - np.maximum(r, b), 0, 1),
                      np.clip(lo - body[:, None, None], 0, 1.5)], axis=3) * INNER[..., None]
     shapes = np.array([_shape(one) for one in symbol], np.float32)
-    rest = np.column_stack([shapes, _ring_shares(bright), _gradients(vs), np.array(blob_shapes, np.float32)])
+    rest = np.column_stack([shapes, _rings(bright), _gradients(vs), np.array(blob_shapes, np.float32)])
     return np.stack([np.concatenate([c, f, _canonical(m)]) for c, f, m in zip(colour.astype(np.float32), rest, maps)])
 
-
-def _ring_shares(masks: np.ndarray) -> np.ndarray:
-    """_rings of each of n masks (n, PATCH, PATCH) -> (n, 5)."""
-    return np.einsum("nk,rk->nr", masks.reshape(len(masks), -1).astype(np.float32), _RING_W)
 
 
 def symbol_features(frame: np.ndarray, blob, side: float, tray: np.ndarray) -> np.ndarray:
