@@ -179,15 +179,20 @@ def views_of(patches: np.ndarray, tray: np.ndarray) -> np.ndarray:
     return _joined(_hogs(np.stack(turns, axis=1)), dihedral(maps))
 
 
+def stacked(squares: np.ndarray) -> np.ndarray:
+    """n squares (n, s, s) one above the other, each bordered by a pixel as OpenCV borders an image
+    (reflect-101): an operator that reaches one pixel around (Sobel, HOG's gradients) gives each
+    square, in one call for all of them, what it would give it alone. Square i starts at 1 + i(s+2)."""
+    n, s = squares.shape[:2]
+    return np.pad(squares, ((0, 0), (1, 1), (1, 1)), mode="reflect").reshape(n * (s + 2), s + 2)
+
+
 def _hogs(faces: np.ndarray) -> np.ndarray:
-    """The HOG of each HOG_SIDE square of faces (..., HOG_SIDE, HOG_SIDE) in one call (its cost is
-    mostly in each call): the squares one above the other, each bordered as HOG borders an image
-    (reflect-101), so each comes out as it would alone."""
-    side = HOG_SIDE + 2
-    tall = np.pad(faces.reshape(-1, HOG_SIDE, HOG_SIDE), ((0, 0), (1, 1), (1, 1)), mode="reflect")
-    n = len(tall)
-    out = _HOG.compute(tall.reshape(n * side, side), (8, 8), (0, 0), [(1, 1 + i * side) for i in range(n)])
-    return out.reshape(*faces.shape[:-2], HOG_DIM)
+    """The HOG of each HOG_SIDE square of faces (..., HOG_SIDE, HOG_SIDE), in one call: its cost is
+    mostly in each call."""
+    squares = faces.reshape(-1, HOG_SIDE, HOG_SIDE)
+    at = [(1, 1 + i * (HOG_SIDE + 2)) for i in range(len(squares))]
+    return _HOG.compute(stacked(squares), (8, 8), (0, 0), at).reshape(*faces.shape[:-2], HOG_DIM)
 
 
 def view_patch(frame: np.ndarray, x: float, y: float, side: float, angle: float) -> np.ndarray:
