@@ -178,6 +178,18 @@ def test_the_report_says_how_a_face_never_taught_would_read(real_model):
     assert untaught_unknown(model, near, truth) == 0.0
 
 
+def _changed_calibration(tmp_path, change):
+    """The real calibration photos as another camera or tray shows them: change(picture) -> picture,
+    written under tmp_path in the same folders. Returns the calibration folder."""
+    from vision.reader import read_image
+
+    for f in (PHOTOS / "calibration").rglob("*.jpg"):
+        out = tmp_path / f.relative_to(PHOTOS)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(out), change(read_image(f)))
+    return tmp_path / "calibration"
+
+
 def _bigger(img, factor=3):
     return cv2.resize(img, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
 
@@ -189,11 +201,7 @@ def test_a_camera_with_three_times_the_pixels_reads_the_same_dice(tmp_path):
 
     from vision.reader import read_image
 
-    for f in (PHOTOS / "calibration").rglob("*.jpg"):
-        out = tmp_path / f.relative_to(PHOTOS)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(out), _bigger(read_image(f)))
-    model = calibrate(tmp_path / "calibration")
+    model = calibrate(_changed_calibration(tmp_path, _bigger))
     assert model.report["accuracy"] >= 0.6  # 0.92 at the photos' own size
     right = total = 0
     for folder, name in (("read", "t1_IMG_20191208_112122.jpg"), ("detect", "t1_IMG_20191208_111642.jpg")):
@@ -234,11 +242,7 @@ def test_a_camera_close_over_the_tray_is_calibrated_and_reads_the_same_dice(tmp_
     from vision.model import load_model, save_model
     from vision.reader import read_image
 
-    for f in (PHOTOS / "calibration").rglob("*.jpg"):
-        out = tmp_path / f.relative_to(PHOTOS)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(out), _closer(read_image(f))[0])
-    save_model(calibrate(tmp_path / "calibration"), tmp_path / "close.npz")
+    save_model(calibrate(_changed_calibration(tmp_path, lambda img: _closer(img)[0])), tmp_path / "close.npz")
     model = load_model(tmp_path / "close.npz")
     assert model.shrink < 0.6 and model.report["accuracy"] >= 0.75  # 0.92 at the photos' own size
     right = total = 0
@@ -269,11 +273,7 @@ def test_a_camera_far_from_the_tray_is_calibrated_and_reads_its_small_dice(tmp_p
     def far(img):
         return cv2.resize(img, None, fx=0.45, fy=0.45, interpolation=cv2.INTER_AREA)
 
-    for f in (PHOTOS / "calibration").rglob("*.jpg"):
-        out = tmp_path / f.relative_to(PHOTOS)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(out), far(read_image(f)))
-    save_model(calibrate(tmp_path / "calibration"), tmp_path / "far.npz")
+    save_model(calibrate(_changed_calibration(tmp_path, far)), tmp_path / "far.npz")
     model = load_model(tmp_path / "far.npz")
     assert model.shrink > 1.5 and model.report["accuracy"] >= 0.75
     assert any("closer to the tray" in line for line in report_lines(model.report))
@@ -309,11 +309,7 @@ def test_dice_on_a_darker_tray_are_found_taught_and_read(tmp_path):
 
     from vision.reader import read_image
 
-    for f in (PHOTOS / "calibration").rglob("*.jpg"):
-        out = tmp_path / f.relative_to(PHOTOS)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(out), _felt(read_image(f)))
-    model = calibrate(tmp_path / "calibration")
+    model = calibrate(_changed_calibration(tmp_path, _felt))
     assert model.dark > 1
     name = "t1_IMG_20191208_112122.jpg"
     labels = [t for t in json.loads((PHOTOS / "read" / "labels.json").read_text())[name]["dice"] if t["kind"] == "set"]
@@ -330,10 +326,8 @@ def test_dice_on_a_darker_tray_are_found_taught_and_read(tmp_path):
 def test_dice_too_small_to_read_are_named_with_what_to_do(tmp_path):
     # the same real photos from a camera three times farther away: dice some 11 pixels across, found in
     # an enlarged copy, but too few pixels to tell a face by (dice of 14 pixels are read: see above)
-    dst = tmp_path / "cal"
-    shutil.copytree(PHOTOS / "calibration", dst)
-    for f in dst.rglob("*.jpg"):
-        cv2.imwrite(str(f), cv2.resize(cv2.imread(str(f)), None, fx=0.38, fy=0.38, interpolation=cv2.INTER_AREA))
+    dst = _changed_calibration(tmp_path, lambda img: cv2.resize(img, None, fx=0.38, fy=0.38,
+                                                                interpolation=cv2.INTER_AREA))
     with pytest.raises(CalibrationError, match=r"/[a-z]+/.*\.jpg.*dice are only about 1[01] pixels across.*"
                                                r"bring the camera closer.*at least 12 pixels"):
         calibrate(dst)
