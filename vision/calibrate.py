@@ -163,22 +163,22 @@ def quality(pred: np.ndarray, truth: np.ndarray, photos_per_face: dict, threshol
     weakest = short[0] if short else min(DICE_FACES, key=lambda f: (faces[f], photos_per_face.get(f, 0)))
     weak = [f for f in DICE_FACES if faces[f] < GOOD]
     ok = not short and not weak
+    # the advice in parts, for a phone to say in its own language: how many more photos of the
+    # weakest face, and (when a face is short of photos) which other faces read badly
+    more = 0 if ok else max(2, 6 - photos_per_face.get(weakest, 0)) if short or faces[weakest] < 0.8 else 2
+    also = [f for f in weak if f != weakest] if short else []
     if ok:
         advice = "good: every face was read right when left out"
     else:
-        face = short[0] if short else weakest
-        more = max(2, 6 - photos_per_face.get(face, 0)) if short or faces[face] < 0.8 else 2
-        advice = f"take {more} more photos of {face}" + (
-            f" (only {photos_per_face.get(face, 0)})" if face in short else
-            f" ({100 * faces[face]:.0f}% of its dice read right when left out)")
-        if short and weak:
-            advice += "; also " + ", ".join(f for f in weak if f != face) if set(weak) - {face} else ""
+        advice = f"take {more} more photos of {weakest}" + (
+            f" (only {photos_per_face.get(weakest, 0)})" if weakest in short else
+            f" ({100 * faces[weakest]:.0f}% of its dice read right when left out)")
+        if also:
+            advice += "; also " + ", ".join(also)
     total = sum(photos_per_face.values())
     right = sum(faces[f] * int((truth == i).sum()) for i, f in enumerate(DICE_FACES))
-    # the advice in parts too, for a phone to say in its own language: how many more photos of the
-    # weakest face, and which other faces read badly
-    return {"ok": ok, "faces": faces, "weakest": weakest, "advice": advice, "more": 0 if ok else more,
-            "also": [f for f in weak if f != weakest] if short and weak else [], "short": weakest in short,
+    return {"ok": ok, "faces": faces, "weakest": weakest, "advice": advice, "more": more, "also": also,
+            "short": weakest in short,
             "accuracy": round(right / max(len(truth), 1), 3), "photos": dict(photos_per_face),
             "dice": {f: int((truth == i).sum()) for i, f in enumerate(DICE_FACES)}, "total_photos": total}
 
