@@ -134,7 +134,6 @@ def features_of(patches: np.ndarray, tray: np.ndarray, blob_shapes) -> np.ndarra
     return np.stack([np.concatenate([c, f, _canonical(m)]) for c, f, m in zip(colour.astype(np.float32), rest, maps)])
 
 
-
 def symbol_features(frame: np.ndarray, blob, side: float, tray: np.ndarray) -> np.ndarray:
     return dice_symbols(frame, [blob], side, tray)[0]
 
