@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from companion.commands import DICE_FACES  # noqa: E402
+from vision.art import texture  # noqa: E402
 from vision.calibrate import CalibrationError, calibrate  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
 
@@ -49,11 +50,25 @@ def dice_mask(img: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(die.astype(np.float32), (0, 0), 1.0)[..., None]
 
 
-def felt(img: np.ndarray, brightness: float) -> np.ndarray:
-    """The light sheet repainted as green felt at brightness times its light; the dice left as they are."""
+def repainted(img: np.ndarray, tint, brightness: float, surface: np.ndarray | None = None) -> np.ndarray:
+    """The light sheet repainted as its light times tint (BGR) and brightness, plus surface (a texture
+    round 0, such as wood grain); the dice left as they are."""
     f = img.astype(np.float32)
     sheet = 1.0 - dice_mask(img)
-    return np.clip(f * (1 - sheet) + f * np.array([0.55, 1.0, 0.7]) * brightness * sheet, 0, 255).astype(np.uint8)
+    new = f * np.array(tint) * brightness + (0 if surface is None else surface)
+    return np.clip(f * (1 - sheet) + new * sheet, 0, 255).astype(np.uint8)
+
+
+def felt(img: np.ndarray, brightness: float) -> np.ndarray:
+    """Green felt at brightness times the sheet's light."""
+    return repainted(img, (0.55, 1.0, 0.7), brightness)
+
+
+def wood(img: np.ndarray, brightness: float) -> np.ndarray:
+    """A brown wooden table at brightness times the sheet's light, with the renderer's wood grain
+    (the same grain on every photo of a size: one table)."""
+    grain = texture("wood", img.shape[:2], np.random.default_rng(img.shape[0]))
+    return repainted(img, (0.55, 0.75, 1.0), brightness, 1.5 * grain)
 
 
 def dyed(img: np.ndarray, gains) -> np.ndarray:
@@ -110,6 +125,8 @@ CHANGES = {  # name: (what it stands for, change, where a labelled point goes: a
                 .astype(np.uint8), 1.0),
     "felt_0.7": ("a green felt tray", lambda im: felt(im, 0.7), 1.0),
     "felt_0.55": ("a dark green felt tray", lambda im: felt(im, 0.55), 1.0),
+    "wood_0.8": ("a light wooden table", lambda im: wood(im, 0.8), 1.0),
+    "wood_0.6": ("a darker wooden table", lambda im: wood(im, 0.6), 1.0),
     "navy_dice": ("navy dice, a lighter dark colour", lambda im: dyed(im, (2.4, 1.5, 1.1)), 1.0),
     "purple_dice": ("purple dice", lambda im: dyed(im, (2.0, 1.1, 1.9)), 1.0),
     "tilt_0.2": ("a camera leaning back (far edge 20% shorter)", lambda im: tilt(im, 0.2),
