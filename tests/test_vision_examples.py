@@ -21,7 +21,8 @@ FIVE = _die([(19, 19), (11, 11), (27, 11), (11, 27), (27, 27)])
 
 
 def test_a_one_laid_over_a_four_is_a_five():
-    mixes, photos = mixtures("views", [(ONE, TRAY, 0, 1), (FOUR, TRAY, 3, 2)], np.random.default_rng(0), shifted=0)
+    mixes, photos = mixtures("views", [(ONE, TRAY, 0, 1, None), (FOUR, TRAY, 3, 2, None)], np.random.default_rng(0),
+                             shifted=0)
     assert mixes.shape == (2, 8, VIEW_DIM) and photos.tolist() == [[1, 2], [1, 2]]
     five = views(FIVE, TRAY)[0]
     assert np.linalg.norm(mixes[0, 0] - five) < 0.05  # the same picture up to rounding
@@ -29,9 +30,9 @@ def test_a_one_laid_over_a_four_is_a_five():
 
 
 def test_dice_of_one_face_are_never_mixed_and_pairs_are_capped():
-    dice = [(ONE, TRAY, 0, 1), (ONE, TRAY, 0, 2)]
+    dice = [(ONE, TRAY, 0, 1, None), (ONE, TRAY, 0, 2, None)]
     assert len(mixtures("map", dice, np.random.default_rng(0), shifted=0)[0]) == 0
-    many = [(ONE, TRAY, k % 4, k) for k in range(12)]  # 54 pairs of different faces
+    many = [(ONE, TRAY, k % 4, k, None) for k in range(12)]  # 54 pairs of different faces
     mixes, _ = mixtures("map", many, np.random.default_rng(0), limit=10, shifted=0)
     assert mixes.shape == (20, DIM)
 
@@ -39,7 +40,7 @@ def test_dice_of_one_face_are_never_mixed_and_pairs_are_capped():
 def test_a_four_over_a_shifted_four_is_a_six():
     # no two of 1-4 pips laid over each other with a turn make a 6; one symbol moved along an edge does
     six = views(_die([(11, 11), (19, 11), (27, 11), (11, 27), (19, 27), (27, 27)]), TRAY)
-    mixes, photos = mixtures("views", [(FOUR, TRAY, 3, 1)], np.random.default_rng(0), shifted=20)
+    mixes, photos = mixtures("views", [(FOUR, TRAY, 3, 1, None)], np.random.default_rng(0), shifted=20)
     assert mixes.shape == (20, 8, VIEW_DIM) and photos.tolist() == [[1, 1]] * 20
     nearest = min(np.linalg.norm(m[0] - s) for m in mixes for s in six)
     assert nearest < 0.5 * min(np.linalg.norm(views(FOUR, TRAY)[0] - s) for s in six)

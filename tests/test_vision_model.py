@@ -43,6 +43,32 @@ def test_round_trip_keeps_predictions(tmp_path):
     assert back.shrink == pytest.approx(0.35)
 
 
+def test_a_calibrated_tray_keeps_its_own_colour_and_only_a_change_of_light_is_divided_out(tmp_path):
+    brown = np.array([90.0, 125.0, 160.0], np.float32)  # a wooden table's BGR as the empty photos showed it
+    m = vm.load_model()
+    assert np.array_equal(m.white(brown), brown)  # uncalibrated: the tray is taken for white
+    m.tray_colour = brown
+    vm.save_model(m, tmp_path / "wood.npz")
+    back = vm.load_model(tmp_path / "wood.npz")
+    assert np.allclose(back.tray_colour, brown)
+    # the same table in the same light: a die's colours are divided by one number, the table's
+    # brightness, so a red pip stays as much redder than the die as the camera shows it
+    assert np.allclose(back.white(brown), [160.0] * 3)
+    # a warmer, dimmer lamp tonight: that change is divided out, channel by channel
+    lamp = np.array([0.6, 0.8, 0.9], np.float32)
+    assert np.allclose(back.white(brown * lamp), 160.0 * lamp)
+
+
+@pytest.mark.parametrize("colour", [np.zeros(3, np.float32), np.array([1.0, np.nan, 2.0], np.float32),
+                                    np.ones(4, np.float32)])
+def test_a_damaged_tray_colour_is_refused_with_the_file_named(tmp_path, colour):
+    m = vm.load_model()
+    m.tray_colour = colour
+    vm.save_model(m, tmp_path / "odd.npz")
+    with pytest.raises(vm.ModelError, match="odd.npz.*tray colour"):
+        vm.load_model(tmp_path / "odd.npz")
+
+
 def test_wrong_version_is_refused_with_the_file_named(tmp_path):
     path = tmp_path / "old.npz"
     with np.load(vm.DEFAULT_PATH) as z:

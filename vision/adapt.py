@@ -30,16 +30,18 @@ JITTER = 6  # cuts of each calibration die besides the one as photographed
 HOLD = 0.001
 
 
-def inputs(img: np.ndarray, blob, side: float, tray: np.ndarray, with_views: bool) -> tuple:
+def inputs(img: np.ndarray, blob, side: float, tray: np.ndarray, with_views: bool,
+           light: np.ndarray | None = None) -> tuple:
     """What the network reads of one die: its symbol map, symbol statistics and (when it reads edge
-    directions) its views."""
+    directions) its views (light: see features.views_of)."""
     return (die_features(img, blob, side, tray), symbol_features(img, blob, side, tray),
-            die_views(img, blob, side, tray) if with_views else None)
+            die_views(img, blob, side, tray, light) if with_views else None)
 
 
-def cuts(img: np.ndarray, blob, side: float, tray: np.ndarray, rng, with_views: bool, n: int = JITTER) -> list:
+def cuts(img: np.ndarray, blob, side: float, tray: np.ndarray, rng, with_views: bool, n: int = JITTER,
+         light: np.ndarray | None = None) -> list:
     """inputs() of the die as photographed, then of n cuts as the next roll may show it."""
-    out = [inputs(img, blob, side, tray, with_views)]
+    out = [inputs(img, blob, side, tray, with_views, light)]
     reach = int(2 * side)  # a window around the die: changing its light is cheaper than the frame's
     x0, y0 = max(int(blob.x) - reach, 0), max(int(blob.y) - reach, 0)
     window = img[y0:int(blob.y) + reach, x0:int(blob.x) + reach].astype(np.float32)
@@ -53,7 +55,7 @@ def cuts(img: np.ndarray, blob, side: float, tray: np.ndarray, rng, with_views: 
         if rng.random() < 0.3:
             w = cv2.GaussianBlur(w, (0, 0), rng.uniform(0.4, 1.0))
         out.append(inputs(np.clip(w, 0, 255).astype(np.uint8), moved, side * rng.uniform(0.9, 1.1), tray,
-                          with_views))
+                          with_views, light))
     return out
 
 

@@ -30,7 +30,7 @@ from .detect import detect
 from . import adapt
 from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
 from .features import PATCH, VIEW_PATCH
-from .model import CLASSES, UNKNOWN, Model, gated, load_model
+from .model import CLASSES, UNKNOWN, Model, gated, load_model, white
 from .net import edges_read
 from .reader import DiceReader, read_image
 from .sizing import SMALLEST, at_die_size
@@ -62,11 +62,12 @@ DOUBT_RATIO = 0.75  # ... and this much nearer is named in the report  # fewer p
 
 class Taught(NamedTuple):
     """One die of the calibration photos: its crops for each descriptor (examples.augment), tray
-    colour, face and photo."""
+    colour, face, photo, and what its brightness is divided by for its views (model.white)."""
     crops: dict
     tray: np.ndarray
     face: int
     photo: int
+    light: np.ndarray
 
 
 class CalibrationError(ImageError):
@@ -268,14 +269,16 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             if not det.dice:  # a die the table's size hides (a large symbol, glare): its own size found it
                 det = first[f]
             _check_mixed(checker, img, det, face, f)
+            light = white(det.tray, sized.tray)  # as the calibrated model will see this photo
             for b in det.dice:
                 files.append(f)
                 if base is not None and base.net is not None:
-                    net_cuts.append(adapt.cuts(img, b, det.side, det.tray, rngs["net"], edges_read(base.net) > 0))
+                    net_cuts.append(adapt.cuts(img, b, det.side, det.tray, rngs["net"], edges_read(base.net) > 0,
+                                               light=light))
                 cut = {descriptor: augment(img, b.x, b.y, det.side, b.angle, rngs[descriptor], augment_per_die, size)
                        for descriptor, size in (("map", PATCH), ("views", VIEW_PATCH))
                        if compare in (None, descriptor)}
-                dice.append(Taught(cut, det.tray, CLASSES.index(face), photo))
+                dice.append(Taught(cut, det.tray, CLASSES.index(face), photo, light))
         photo_count[face] = len(items)
         if log:
             log(f"{face}: {len(items)} photos")
@@ -312,6 +315,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         pick = "map" if fits["map"][3] >= fits["views"][3] + CLEARLY else "views"
     model, d, report, _ = fits[pick]
     model.side, model.dark, model.background, model.shrink = side, dark, background, sized.shrink
+    model.tray_colour = sized.tray
     doubts = _check_left_out(d, truth, files)
     if nets.get(pick) is not None:
         # the network names the face with the prototypes, and then the prototypes need only reject
@@ -352,18 +356,20 @@ def _fit(descriptor: str, dice: list, photo_count: dict, rng) -> tuple[Model, np
     mixture to call them unknown) comparing dice by descriptor: every crop of every die a prototype
     of its face, mixtures of faces prototypes of `unknown`."""
     crops = [t.crops[descriptor] for t in dice]
-    protos = np.array([prototype(descriptor, c, t.tray) for t, mine in zip(dice, crops) for c in mine], np.float32)
+    protos = np.array([prototype(descriptor, c, t.tray, t.light) for t, mine in zip(dice, crops) for c in mine],
+                      np.float32)
     labels = np.concatenate([[t.face] * len(mine) for t, mine in zip(dice, crops)])
     groups = np.concatenate([[t.photo] * len(mine) for t, mine in zip(dice, crops)])
     firsts = np.cumsum([0] + [len(mine) for mine in crops[:-1]])
-    plain = np.array([query(descriptor, mine[0], t.tray) for t, mine in zip(dice, crops)])
+    plain = np.array([query(descriptor, mine[0], t.tray, t.light) for t, mine in zip(dice, crops)])
     photo = groups[firsts]
     d = cross_validate(protos, labels, lambda g: groups != g, plain, photo, descriptor)
     truth = labels[firsts]
     # Mixtures only for views: there they made 5- and 6-pip dice read unknown 84% of the time instead
     # of 56% on the real photos; with symbol maps on rendered ZomBee trays they cost 1.5 points of
     # held-out dice (a ZomBee die has no face outside the four)
-    mixes, pairs = mixtures(descriptor, [(mine[0], t.tray, t.face, t.photo) for t, mine in zip(dice, crops)], rng) \
+    mixes, pairs = mixtures(descriptor, [(mine[0], t.tray, t.face, t.photo, t.light) for t, mine in zip(dice, crops)],
+                            rng) \
         if descriptor == "views" else (np.zeros((0,)), np.zeros((0, 2), int))
     if len(mixes):
         # a mixture that looks like a taught face (a 1 over a 2 is a 3) would make that face unknown:

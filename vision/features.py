@@ -158,19 +158,23 @@ def _small(patch: np.ndarray) -> np.ndarray:
     return cv2.resize(patch, (PATCH, PATCH), interpolation=cv2.INTER_AREA)
 
 
-def view(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
-    """One VIEW_PATCH crop as a unit vector of VIEW_DIM numbers (edge directions, then the symbol map)."""
-    return _joined(_hogs(_face_brightness(patch[None], tray))[0], face_map(_small(patch), tray))
+def view(patch: np.ndarray, tray: np.ndarray, light: np.ndarray | None = None) -> np.ndarray:
+    """One VIEW_PATCH crop as a unit vector of VIEW_DIM numbers (edge directions, then the symbol
+    map; light: see views_of)."""
+    faces = _face_brightness(patch[None], tray if light is None else light)
+    return _joined(_hogs(faces)[0], face_map(_small(patch), tray))
 
 
-def views(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
+def views(patch: np.ndarray, tray: np.ndarray, light: np.ndarray | None = None) -> np.ndarray:
     """(8, VIEW_DIM): the view of each quarter turn and mirror of the crop, in dihedral's order."""
-    return views_of(patch[None], tray)[0]
+    return views_of(patch[None], tray, light)[0]
 
 
-def views_of(patches: np.ndarray, tray: np.ndarray) -> np.ndarray:
-    """views of each of n crops (n, VIEW_PATCH, VIEW_PATCH, 3) -> (n, 8, VIEW_DIM)."""
-    faces = _face_brightness(patches, tray)
+def views_of(patches: np.ndarray, tray: np.ndarray, light: np.ndarray | None = None) -> np.ndarray:
+    """views of each of n crops (n, VIEW_PATCH, VIEW_PATCH, 3) -> (n, 8, VIEW_DIM). The symbol maps
+    take the die's colours divided by tray (the tray's colour); the edge directions its brightness
+    divided by light (model.white), the tray when None."""
+    faces = _face_brightness(patches, tray if light is None else light)
     turns = []
     for k in range(4):
         r = np.rot90(faces, k, axes=(1, 2))
@@ -199,13 +203,13 @@ def view_patch(frame: np.ndarray, x: float, y: float, side: float, angle: float)
     return crop(frame, x, y, side, angle, CROP, VIEW_PATCH)
 
 
-def die_views(frame: np.ndarray, blob, side: float, tray: np.ndarray) -> np.ndarray:
-    return dice_views(frame, [blob], side, tray)[0]
+def die_views(frame: np.ndarray, blob, side: float, tray: np.ndarray, light: np.ndarray | None = None) -> np.ndarray:
+    return dice_views(frame, [blob], side, tray, light)[0]
 
 
-def dice_views(frame: np.ndarray, blobs, side: float, tray: np.ndarray) -> np.ndarray:
-    """views of each blob's die in frame, (n, 8, VIEW_DIM)."""
-    return views_of(np.stack([view_patch(frame, b.x, b.y, side, b.angle) for b in blobs]), tray)
+def dice_views(frame: np.ndarray, blobs, side: float, tray: np.ndarray, light: np.ndarray | None = None) -> np.ndarray:
+    """views of each blob's die in frame, (n, 8, VIEW_DIM) (light: see views_of)."""
+    return views_of(np.stack([view_patch(frame, b.x, b.y, side, b.angle) for b in blobs]), tray, light)
 
 
 def die_features(frame: np.ndarray, blob, side: float, tray: np.ndarray) -> np.ndarray:

@@ -11,8 +11,9 @@ are measured by cross-validation when the model is made (see calibrate.py and
 train.py), which is what makes a confidence of 0.9 mean something.
 
 A model also carries what calibration learned about the table: the die's side
-in pixels, the empty tray's brightness and a quality report. The shipped
-default knows neither and measures the die size from each frame instead.
+in pixels, the empty tray's brightness and colour, and a quality report. The
+shipped default knows none of these: it measures the die size from each frame
+and takes the tray for white (see white()).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class Model:
     shrink: float = 1.0  # the frame is read this much smaller (large dice), above 1 larger (small; reader.working)
     dark: float = 1.0  # how much darker the tray makes our dice look than a light tray does (detect.DARKER)
     background: np.ndarray | None = None  # empty tray brightness (small), from calibration
+    tray_colour: np.ndarray | None = None  # the empty tray's colour (BGR) at calibration; see white()
     threshold: float = 0.5  # below this confidence a face is reported as unknown
     report: dict | None = field(default=None)  # calibration quality report (see calibrate.quality)
     net: dict | None = field(default=None, repr=False)  # ZomBee network (net.py): tells faces apart
@@ -74,6 +76,11 @@ class Model:
     def needs_symbols(self) -> bool:
         """True when predict_proba also wants symbol.symbol_features of each die."""
         return self.net is not None
+
+    def white(self, tray: np.ndarray) -> np.ndarray:
+        """What a die's brightness is divided by for its views, in a frame whose tray shows the colour
+        tray (see white)."""
+        return white(tray, self.tray_colour)
 
     def distances(self, x: np.ndarray) -> np.ndarray:
         """(n, len(CLASSES)) distance from each die to the nearest prototypes of each class (the root
@@ -127,6 +134,21 @@ class Model:
         return gated(p, net_proba(self.net, x, extra, views), self.own_weight)
 
 
+def white(tray: np.ndarray, calibrated: np.ndarray | None = None) -> np.ndarray:
+    """What a die's brightness is divided by for its views (features.views_of: the edge directions of
+    its brightest channel), given the colour the tray shows in this frame (BGR).
+
+    Uncalibrated, the tray is taken for white: dividing by its colour takes a lamp's tint and
+    brightness away. A tray of its own colour (a wooden table, green felt) is then "corrected" too:
+    on a brown table a smoky die's blue is divided by the table's weak blue, and a red pip loses much
+    of its contrast against the die. A calibrated model knows the colour its empty tray showed (calibrated): only the
+    change of light since then is divided out, and the brightness. The symbol maps and the network
+    keep the tray taken for white, as the network learned its colours."""
+    if calibrated is None:
+        return tray
+    return np.asarray(tray, np.float32) / calibrated * float(calibrated.max())
+
+
 def gated(p: np.ndarray, q: np.ndarray, own_weight: float = 0.0) -> np.ndarray:
     """The network's answer q, trusted as far as the prototypes' p says the die is a face at all.
     With own_weight, the face is the network's and the prototypes' choice together (a weighted
@@ -154,6 +176,8 @@ def save_model(model: Model, path) -> None:
     )
     if model.background is not None:
         arrays["background"] = model.background
+    if model.tray_colour is not None:
+        arrays["tray_colour"] = np.asarray(model.tray_colour, np.float32)
     if model.report is not None:
         arrays["report"] = np.array(json.dumps(model.report, sort_keys=True))
     if model.net is not None:
@@ -208,6 +232,10 @@ def _load(path: Path) -> Model:
             or labels.min() < 0 or labels.max() >= len(CLASSES):
         raise ModelError(f"model file {str(path)!r} has prototypes of the wrong shape: damaged or another reader's")
     report = json.loads(str(data["report"])) if "report" in data else None
+    tray_colour = data.get("tray_colour")
+    if tray_colour is not None and (tray_colour.shape != (3,) or not np.all(np.isfinite(tray_colour))
+                                    or tray_colour.min() <= 0):
+        raise ModelError(f"model file {str(path)!r} has a damaged tray colour")
     net = None
     if "net_w1" in data:
         net = {k: data.get("net_" + k) for k in NET_KEYS}
@@ -220,6 +248,7 @@ def _load(path: Path) -> Model:
     return Model(protos, labels, scale=float(data["scale"]), radius=float(data["radius"]),
                  kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),
                  dark=float(data.get("dark", 1.0)), shrink=float(np.clip(data.get("shrink", 1.0), 0.05, MAX_LARGER)),
-                 background=data.get("background"), threshold=float(data.get("threshold", 0.5)), report=report,
-                 net=net, descriptor=descriptor, neighbours=max(1, int(data.get("neighbours", 1))),
+                 background=data.get("background"), tray_colour=tray_colour,
+                 threshold=float(data.get("threshold", 0.5)), report=report, net=net, descriptor=descriptor,
+                 neighbours=max(1, int(data.get("neighbours", 1))),
                  own_weight=float(np.clip(data.get("own_weight", 0.0), 0.0, 1.0)))

@@ -230,7 +230,7 @@ class DiceReader:
             if self.model.needs_symbols:
                 extra = dice_symbols(frame, todo, det.side, det.tray)
             if self.model.needs_views:
-                views = dice_views(frame, todo, det.side, det.tray)
+                views = dice_views(frame, todo, det.side, det.tray, self.model.white(det.tray))
             for b, p in zip(todo, self.model.predict_proba(x, extra, views)):
                 k = int(p.argmax())
                 face, conf = CLASSES[k], float(p[k])

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from .detect import DARKER, SMALL, Detection, brightest, detect
+from .detect import DARKER, SMALL, Detection, brightest, detect, tray_level
 from .model import MAX_LARGER
 from .reader import larger, smaller, working
 
@@ -16,6 +16,7 @@ from .reader import larger, smaller, working
 class Sized(NamedTuple):
     shots: dict  # face -> [(file, picture as read)]
     background: np.ndarray
+    tray: np.ndarray  # the empty tray's colour (BGR), the median over the empty photos (model.white)
     dark: float  # see darkness
     found: dict  # file -> its detection, each photo's own die size
     side: float  # the dice's side, the median over the photos
@@ -60,7 +61,8 @@ def at_die_size(originals: dict) -> Sized:
         face, f, least = min(((face, f, det.side / shrink) for (face, f, _), det in zip(taken, found)),
                              key=lambda t: t[2])
         tiny = (face, f, least) if least < SMALLEST else None
-    return Sized(shots, background, dark, by_file, side if not blank else 0.0, shrink, blank, tiny)
+    tray = np.median([tray_level(img)[1] for img in empties], axis=0).astype(np.float32)
+    return Sized(shots, background, tray, dark, by_file, side if not blank else 0.0, shrink, blank, tiny)
 
 
 def _to_size(side: float) -> float:
