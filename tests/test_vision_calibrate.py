@@ -310,7 +310,8 @@ def _felt(img, brightness=0.55):
 
 def _wood(img):
     """A brown wooden table at 0.6 of the sheet's light, with the renderer's wood grain."""
-    return _repainted(img, np.array([0.55, 0.75, 1.0]) * 0.6, texture("wood", img.shape[:2], np.random.default_rng(3)))
+    grain = texture("wood", img.shape[:2], np.random.default_rng(3))
+    return _repainted(img, np.array([0.55, 0.75, 1.0]) * 0.6, grain)
 
 
 def test_dice_on_a_darker_tray_are_found_taught_and_read(tmp_path):
@@ -336,8 +337,9 @@ def test_dice_on_a_darker_tray_are_found_taught_and_read(tmp_path):
 
 def test_red_pips_on_a_wooden_table_read_as_on_a_white_sheet(tmp_path):
     """A brown table is no white sheet under a warm lamp. Taken for white, its colour was divided out
-    of the dice too, and a smoky die's red pips lost most of their red against the die: a red 4 and
-    a glaring 1 read unknown. Calibrated on the table, the reader keeps the table's own colour."""
+    of the dice too, and a smoky die's red pips lost much of their contrast against the die in the
+    brightness its views are made from: a red 4 and a glaring 1 read unknown. Calibrated on the
+    table, the reader keeps the table's own colour (model.white)."""
     import json
 
     from vision.reader import read_image

@@ -51,8 +51,8 @@ def test_a_calibrated_tray_keeps_its_own_colour_and_only_a_change_of_light_is_di
     vm.save_model(m, tmp_path / "wood.npz")
     back = vm.load_model(tmp_path / "wood.npz")
     assert np.allclose(back.tray_colour, brown)
-    # the same table in the same light: a die's colours are divided by one number, the table's
-    # brightness, so a red pip stays as much redder than the die as the camera shows it
+    # the same table in the same light: a die's brightness (for its views) is divided by one number,
+    # the table's, so a red pip stays as much brighter than the die as the camera shows it
     assert np.allclose(back.white(brown), [160.0] * 3)
     # a warmer, dimmer lamp tonight: that change is divided out, channel by channel
     lamp = np.array([0.6, 0.8, 0.9], np.float32)
