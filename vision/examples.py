@@ -91,11 +91,11 @@ def query(descriptor: str, crop: np.ndarray, tray: np.ndarray, light: np.ndarray
 def mixtures(descriptor: str, dice: list, rng, limit: int = MIXTURES,
              shifted: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Queries of faces no die shows, and for each the two photos it came from. dice: (crop, tray,
-    face, photo, light) of each die as photographed. Each mixture is two dice of different faces laid over
-    each other: the brighter of the two crops, pixel by pixel, the second turned 0 or 90 degrees (a
-    dark die's symbol is its bright part). At most `limit` pairs, drawn at random; then `shifted`
-    more (default SHIFTED) of any two dice (one die twice included), the second's symbol moved along
-    an edge."""
+    face, photo, light) of each die as photographed (light: see features.views_of). Each mixture is
+    two dice of different faces laid over each other: the brighter of the two crops, pixel by pixel,
+    the second turned 0 or 90 degrees (a dark die's symbol is its bright part). At most `limit`
+    pairs, drawn at random; then `shifted` more (default SHIFTED) of any two dice (one die twice
+    included), the second's symbol moved along an edge."""
     shifted = SHIFTED if shifted is None else shifted
     pairs = [(i, j) for i in range(len(dice)) for j in range(i + 1, len(dice)) if dice[i][2] != dice[j][2]]
     if len(pairs) > limit:

@@ -141,9 +141,9 @@ def white(tray: np.ndarray, calibrated: np.ndarray | None = None) -> np.ndarray:
     Uncalibrated, the tray is taken for white: dividing by its colour takes a lamp's tint and
     brightness away. A tray of its own colour (a wooden table, green felt) is then "corrected" too:
     on a brown table a smoky die's blue is divided by the table's weak blue, and a red pip loses much
-    of its contrast against the die. A calibrated model knows the colour its empty tray showed (calibrated): only the
-    change of light since then is divided out, and the brightness. The symbol maps and the network
-    keep the tray taken for white, as the network learned its colours."""
+    of its contrast against the die. A calibrated model knows the colour its empty tray showed
+    (calibrated): only the change of light since then is divided out, and the brightness. The symbol
+    maps and the network keep the tray taken for white, as the network learned its colours."""
     if calibrated is None:
         return tray
     return np.asarray(tray, np.float32) / calibrated * float(calibrated.max())
