@@ -222,8 +222,13 @@ def _cut_at(mask: np.ndarray, x0: int, y0: int, r: int, side: float, core: np.nd
     must not meet the mask's edge) cut where an erosion of radius r parts it, when every piece is one
     whole die."""
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.erode(mask, disc))
-    hearts = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= (0.2 * side) ** 2]
+    # plain labels and their areas counted: the boxes and centres WithStats adds are not asked for,
+    # and an erosion that leaves one piece (most of them) is done with before any counting
+    n, labels = cv2.connectedComponents(cv2.erode(mask, disc))
+    if n < 3:
+        return None
+    sizes = np.bincount(labels.ravel(), minlength=n)
+    hearts = [i for i in range(1, n) if sizes[i] >= (0.2 * side) ** 2]
     if len(hearts) < 2:
         return None
     # every pixel of the region goes to the nearest heart
