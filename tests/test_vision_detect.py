@@ -273,3 +273,13 @@ def test_real_photos_every_dark_die_once_and_nothing_on_light_dice():
         for b in dice:  # and no die where there is none
             assert any(math.hypot(b.x - t["x"], b.y - t["y"]) <= 0.6 * (t["box"][2] - t["box"][0])
                        for t in lab["dice"]), (name, b)
+
+
+@pytest.mark.parametrize("cut", [np.s_[:, :], np.s_[3:40, 5:56], np.s_[::2, 1::3]])
+def test_a_frames_brightest_channel_is_each_pixels_brightest_even_for_a_cut_out_part(cut):
+    # brightest reads the three channels as one row; a part cut out of a frame (not laid out as one
+    # block in memory) and an odd width must come out the same as the plain per-pixel maximum
+    frame = np.random.default_rng(3).integers(0, 256, (61, 87, 3), np.uint8)[cut]
+    got = brightest(frame)
+    assert got.shape == frame.shape[:2] and got.dtype == np.uint8
+    assert np.array_equal(got, frame.max(axis=2))
