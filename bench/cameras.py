@@ -244,9 +244,10 @@ def main(argv=None) -> int:
                     continue
                 reader = DiceReader(model)
                 got = [score(reader, Path(d) / sub, match) for sub in ("test", "test_raw")]
+                once = {k: sum(g[k] for g in got) for k in s}  # this seed's counts, both folders
                 for k in s:
-                    s[k] += sum(g[k] for g in got)
-                per_seed[seed] += [sum(g["right"] for g in got), sum(g["unknown56"] for g in got)]
+                    s[k] += once[k]
+                per_seed[seed] += [once["right"], once["unknown56"]]
                 checks.append(model.report["accuracy"])
                 compares.add(model.descriptor)
         if not checks:
