@@ -357,6 +357,39 @@ def test_red_pips_on_a_wooden_table_read_as_on_a_white_sheet(tmp_path):
     assert misses == []
 
 
+def _dim_noisy(img):
+    """A dim room (0.45 of the light) and a sensor's noise at that gain, the same grain in every
+    picture of a size (one camera)."""
+    grain = np.random.default_rng(img.shape[0]).normal(0, 5, img.shape)
+    return np.clip(img * 0.45 + grain, 0, 255).astype(np.uint8)
+
+
+def test_dice_in_a_dim_noisy_room_are_read_by_their_pips_not_the_sensors_grain(tmp_path):
+    """In a dim room the camera's noise is a large share of what a dark die shows, and the edge
+    directions of a face 32 px across followed the grain. Calibrated in such a room, the left-out
+    calibration dice read 48-68 % right (three seeds) and 2-4 of these 13 real dice read wrong. A
+    calibrated model blurs each crop a little before its edges are taken (Model.soften): 72-76 %,
+    and 1-2 wrong."""
+    import json
+
+    from vision.reader import read_image
+
+    model = calibrate(_changed_calibration(tmp_path, _dim_noisy))
+    assert model.descriptor == "views" and model.soften > 0
+    reader, misses, dice_seen = DiceReader(model), [], 0
+    for sub in ("read", "detect"):
+        for name, entry in json.loads((PHOTOS / sub / "labels.json").read_text()).items():
+            dice = reader.read(_dim_noisy(read_image(PHOTOS / sub / name))).dice
+            for t in entry["dice"]:
+                near = [d.face for d in dice if abs(d.x - t["x"]) < 12 and abs(d.y - t["y"]) < 12]
+                if t["kind"] == "set":
+                    dice_seen += 1
+                    if near != [t["face"] or "unknown"]:
+                        misses.append((name, t["face"], near))
+    assert model.report["accuracy"] >= 0.7
+    assert dice_seen >= 10 and len(misses) <= 2, misses
+
+
 def test_dice_too_small_to_read_are_named_with_what_to_do(tmp_path):
     # the same real photos from a camera three times farther away: dice some 11 pixels across, found in
     # an enlarged copy, but too few pixels to tell a face by (dice of 14 pixels are read: see above)

@@ -5,7 +5,7 @@ import numpy as np
 
 from vision import render
 from vision.detect import detect
-from vision.features import PATCH, crop, die_features, die_views
+from vision.features import PATCH, SOFTEN, crop, die_features, die_views
 from vision.model import CLASSES, load_model
 from vision.symbol import symbol_features
 
@@ -70,9 +70,26 @@ def test_each_die_is_described_the_same_alone_as_among_the_other_dice_of_its_fra
     assert len(det.dice) == 5
     args = (det.side, det.tray)
     together = (dice_maps(scene.image, det.dice, *args), dice_symbols(scene.image, det.dice, *args),
-                dice_views(scene.image, det.dice, *args))
+                dice_views(scene.image, det.dice, *args), dice_views(scene.image, det.dice, *args, None, SOFTEN))
     for i, b in enumerate(det.dice):
         alone = (die_features(scene.image, b, *args), symbol_features(scene.image, b, *args),
-                 die_views(scene.image, b, *args))
+                 die_views(scene.image, b, *args), die_views(scene.image, b, *args, None, SOFTEN))
         for one, all_of_them in zip(alone, together):
             assert np.array_equal(one, all_of_them[i])
+
+
+def test_a_softened_view_of_a_die_in_a_noisy_dim_picture_lies_nearer_its_clear_self():
+    # what a calibrated model compares (Model.soften): the edges of the die's pips, not the sensor's grain
+    rig = render.random_rig(np.random.default_rng(3))
+    rig = replace(rig, art=replace(rig.art, gloss=0.0), conditions=replace(rig.conditions, glare=0.0))
+    scene = render.compose(np.random.default_rng(5), rig, [("honey", 320.0, 240.0, 0.3)], rig.die_size)
+    det = detect(scene.image, side=rig.die_size)
+    noise = np.random.default_rng(6).normal(0, 5, scene.image.shape)
+    grainy = np.clip(scene.image * 0.45 + noise, 0, 255).astype(np.uint8)
+    dim = np.clip(scene.image * 0.45, 0, 255).astype(np.uint8)
+    b, args = det.dice[0], (det.side, det.tray * 0.45)
+
+    def apart(soften):
+        return np.linalg.norm(die_views(grainy, b, *args, None, soften) - die_views(dim, b, *args, None, soften))
+
+    assert apart(SOFTEN) < 0.9 * apart(0.0)

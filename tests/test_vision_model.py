@@ -30,6 +30,8 @@ def test_round_trip_keeps_predictions(tmp_path):
     m.side = 31.5
     m.dark = 1.45  # a darker tray than white card, learned at calibration
     m.shrink = 0.35  # a camera close over the tray: its frames are read at a third of their size
+    assert m.soften == 0  # the shipped network and prototypes learned unblurred edges
+    m.soften = 0.6  # a calibrated model's views are made from a blurred crop
     path = tmp_path / "m.npz"
     vm.save_model(m, path)
     back = vm.load_model(path)
@@ -40,7 +42,7 @@ def test_round_trip_keeps_predictions(tmp_path):
     assert np.allclose(m.predict_proba(x, extra, views), back.predict_proba(x, extra, views), atol=1e-3)
     assert back.needs_symbols == m.needs_symbols
     assert back.side == pytest.approx(31.5) and back.dark == pytest.approx(1.45)
-    assert back.shrink == pytest.approx(0.35)
+    assert back.shrink == pytest.approx(0.35) and back.soften == pytest.approx(0.6)
 
 
 def test_a_calibrated_tray_keeps_its_own_colour_and_only_a_change_of_light_is_divided_out(tmp_path):

@@ -39,6 +39,7 @@ UNKNOWN = CLASSES.index("unknown")
 DEFAULT_PATH = Path(__file__).with_name("models") / "default.npz"
 WIDTH = {"map": DIM, "views": VIEW_DIM}  # numbers in a prototype of each descriptor
 MAX_LARGER = 3.0  # the most a frame is enlarged (Model.shrink): dice smaller still are too few pixels to read
+MAX_SOFTEN = 3.0  # a blur wider than this (Model.soften) would leave a 38 px crop no edge to read
 
 
 class ModelError(ConfigError):
@@ -63,6 +64,7 @@ class Model:
     descriptor: str = "map"  # "map": symbol maps (features.face_map); "views": features.views
     neighbours: int = 1  # prototypes of a face that are averaged (squared) into its distance
     own_weight: float = 0.0  # with a network: how much the prototypes' own choice of face counts (see gated)
+    soften: float = 0.0  # views: each crop blurred by this (sigma, px) first (features.SOFTEN; not the network's)
     # (protos, as float32 columns, their squared lengths, each class's columns): worked out once (_prototypes)
     _compared: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -119,11 +121,13 @@ class Model:
         e = np.exp(logits)
         return e / e.sum(axis=1, keepdims=True)
 
-    def predict_proba(self, x: np.ndarray, extra: np.ndarray | None = None, views: np.ndarray | None = None) -> np.ndarray:
+    def predict_proba(self, x: np.ndarray, extra: np.ndarray | None = None, views: np.ndarray | None = None,
+                      net_views: np.ndarray | None = None) -> np.ndarray:
         """Class probabilities of dice with symbol maps x (and views, for a model that compares views
         or whose network reads edge directions). With a network, the prototypes say how likely the
         die is one of the faces at all (near enough to something taught), the network which one,
-        together with the prototypes' own choice when own_weight is set (see gated)."""
+        together with the prototypes' own choice when own_weight is set (see gated). net_views: the
+        network's views when they differ from the prototypes' (unblurred, see soften)."""
         if self.needs_views and views is None:
             raise ValueError("this model compares views of each die (features.die_views)")
         p = self.proba(self.distances(views if self.descriptor == "views" else x))
@@ -131,7 +135,7 @@ class Model:
             return p
         if extra is None:
             raise ValueError("this model also needs the symbol statistics of each die (symbol.symbol_features)")
-        return gated(p, net_proba(self.net, x, extra, views), self.own_weight)
+        return gated(p, net_proba(self.net, x, extra, views if net_views is None else net_views), self.own_weight)
 
 
 def white(tray: np.ndarray, calibrated: np.ndarray | None = None) -> np.ndarray:
@@ -168,7 +172,7 @@ def save_model(model: Model, path) -> None:
     arrays = dict(
         format_version=np.array(FORMAT_VERSION), classes=np.array(CLASSES), kind=np.array(model.kind),
         descriptor=np.array(model.descriptor), neighbours=np.array(model.neighbours, np.int16),
-        own_weight=np.array(model.own_weight, np.float32),
+        own_weight=np.array(model.own_weight, np.float32), soften=np.array(model.soften, np.float32),
         protos=model.protos.astype(np.float16), labels=model.labels.astype(np.int8),
         scale=np.array(model.scale, np.float32), radius=np.array(model.radius, np.float32),
         side=np.array(model.side, np.float32), dark=np.array(model.dark, np.float32),
@@ -251,4 +255,5 @@ def _load(path: Path) -> Model:
                  background=data.get("background"), tray_colour=tray_colour,
                  threshold=float(data.get("threshold", 0.5)), report=report, net=net, descriptor=descriptor,
                  neighbours=max(1, int(data.get("neighbours", 1))),
-                 own_weight=float(np.clip(data.get("own_weight", 0.0), 0.0, 1.0)))
+                 own_weight=float(np.clip(data.get("own_weight", 0.0), 0.0, 1.0)),
+                 soften=float(np.clip(np.nan_to_num(data.get("soften", 0.0)), 0.0, MAX_SOFTEN)))

@@ -15,6 +15,7 @@ from .clusters import DEFAULT_SIDE, count_check
 from .detect import DARKER, Detection, detect
 from .features import dice_maps, dice_views
 from .model import CLASSES, MAX_LARGER, Model, load_model
+from .net import edges_read
 from .symbol import dice_symbols
 
 
@@ -224,14 +225,17 @@ class DiceReader:
         seen = {} if seen is None else seen
         todo = [b for b in dict.fromkeys(det.dice) if b not in seen]
         if todo:
-            x = extra = views = None
+            x = extra = views = net_views = None
             if not self.model.needs_views or self.model.net is not None:  # the maps: compared, or the network's
                 x = dice_maps(frame, todo, det.side, det.tray)
             if self.model.needs_symbols:
                 extra = dice_symbols(frame, todo, det.side, det.tray)
             if self.model.needs_views:
-                views = dice_views(frame, todo, det.side, det.tray, self.model.white(det.tray))
-            for b, p in zip(todo, self.model.predict_proba(x, extra, views)):
+                light = self.model.white(det.tray)
+                views = dice_views(frame, todo, det.side, det.tray, light, self.model.soften)
+                if self.model.soften and self.model.net is not None and edges_read(self.model.net):
+                    net_views = dice_views(frame, todo, det.side, det.tray, light)  # it learned unblurred edges
+            for b, p in zip(todo, self.model.predict_proba(x, extra, views, net_views)):
                 k = int(p.argmax())
                 face, conf = CLASSES[k], float(p[k])
                 if face != "unknown" and conf < self.model.threshold:
