@@ -124,6 +124,9 @@ def shadow(img: np.ndarray, depth: float) -> np.ndarray:
     return np.clip(img * light[..., None], 0, 255).astype(np.uint8)
 
 
+STREAK = np.full((1, 7), 1 / 7, np.float32)  # a sideways shake: each pixel the mean of seven along its row
+
+
 def jpeg(img: np.ndarray, quality: float) -> np.ndarray:
     return cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])[1], cv2.IMREAD_COLOR)
 
@@ -158,6 +161,14 @@ CHANGES = {  # name: (what it stands for, change, where a labelled point goes: a
     "vignette_0.5": ("a cheap lens: corners at half the light", lambda im: vignette(im, 0.5), 1.0),
     "shadow_0.5": ("a lamp low at one side: a third of the tray in shadow at half the light",
                    lambda im: shadow(im, 0.5), 1.0),
+    "dim_noisy": ("a dim room (0.45 of the light) and a sensor's noise at that gain", lambda im: np.clip(
+        im * 0.45 + np.random.default_rng(1).normal(0, 5, im.shape), 0, 255).astype(np.uint8), 1.0),
+    "cool_lamp": ("a cool daylight lamp", lambda im: np.clip(im * np.array([1.2, 1.0, 0.75]), 0, 255)
+                  .astype(np.uint8), 1.0),
+    "bright_1.5": ("an overexposed camera: the sheet clipped white", lambda im: np.clip(im * 1.5, 0, 255)
+                   .astype(np.uint8), 1.0),
+    "shake_7": ("a camera shaken while the shutter is open: a 7 px streak", lambda im: cv2.filter2D(im, -1, STREAK),
+                1.0),
 }
 
 
