@@ -112,19 +112,26 @@ def find_regions(die: np.ndarray, core: np.ndarray, face: np.ndarray) -> list[Re
     return [region([c], core, face) for c in contours if cv2.contourArea(c) >= floor]
 
 
+def square_sides(regions: list[Region]) -> list[float]:
+    """The side each square-cornered region says a die has: a lone die, or a row of touching dice,
+    which is still one die wide (a cocked die is longer, not wider)."""
+    return [(g.short + g.long) / 2 if g.long < 1.12 * g.short else g.short for g in regions
+            if g.dark >= DARK_SHARE and MIN_SIDE <= g.short <= MAX_SIDE
+            and (g.fill > 0.86 or (g.fill > 0.7 and g.long < 1.12 * g.short))]  # a symbol may notch a face
+
+
 def measure_side(regions: list[Region]) -> float:
-    """The die's side from the frame itself: the short side of square-cornered regions (a lone die,
-    or a row of touching dice, which is still one die wide; a cocked die is longer, not wider)."""
-    shorts = [(g.short + g.long) / 2 if g.long < 1.12 * g.short else g.short for g in regions
-              if g.dark >= DARK_SHARE and MIN_SIDE <= g.short <= MAX_SIDE
-              and (g.fill > 0.86 or (g.fill > 0.7 and g.long < 1.12 * g.short))]  # a symbol may notch a face
+    """The die's side from the frame itself (square_sides; DEFAULT_SIDE when no region tells)."""
+    shorts = square_sides(regions)
     if not shorts:
         # a die leaning on a row makes the row wider and less square-cornered
         shorts = [g.short / 1.5 for g in regions if g.fill > 0.75 and MIN_SIDE <= g.short / 1.5 <= MAX_SIDE]
-    if not shorts:
-        return DEFAULT_SIDE
-    # a 2x2 block is square-cornered too, at twice the size: the size most regions agree on wins,
-    # the smaller on a tie
+    return agreed_side(shorts) if shorts else DEFAULT_SIDE
+
+
+def agreed_side(shorts: list[float]) -> float:
+    """The size most of these sides agree on, the smaller on a tie: a 2x2 block is square-cornered
+    too, at twice the size."""
     sizes = np.sort(np.array(shorts))
     agree = [np.flatnonzero((sizes >= 0.8 * c) & (sizes <= 1.25 * c)) for c in sizes]
     best = max(range(len(sizes)), key=lambda i: (len(agree[i]), -i))

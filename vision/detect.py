@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .clusters import (DEFAULT_SIDE, Blob, choose, cut_necks, find_regions, measure_side, merge_slivers, on_grid,
-                       side_for_count, smaller_die)
+from .clusters import (DEFAULT_SIDE, Blob, agreed_side, choose, cut_necks, find_regions, measure_side, merge_slivers,
+                       on_grid, Region, side_for_count, smaller_die, square_sides)
 
 CORE_RATIO = 0.45  # a die's face: black ~0.15-0.3 of the tray's brightness, smoky, navy, purple up to ~0.45
 BLACK_RATIO = 0.34  # a black die's face; a lamp's shadow on the tray rarely gets this dark
@@ -27,6 +27,8 @@ DARKER = (1.0, 1.2, 1.45, 1.7, 2.0)  # how much darker than the ratios above a t
 PIP = 0.2  # of a die's side: a lone dark speck narrower than this is a pip, not a piece of a face
 GLARE_RATIO = 1.1  # a lamp's reflection on a glossy die: brighter than the tray's usual colour
 SMALL = (160, 120)  # working size for tray level and hand search: cheap and blurs away the dice
+MOVED = 1.07  # dice measured this much smaller or larger than the calibrated side: has the camera moved?
+MOVED_MOST = 1.6  # dice all this much smaller or larger: not a moved camera (a 2x2 block measures 2)
 ROW3 = np.ones((1, 3), np.uint8)  # a pixel's three channels, side by side in a row (brightest)
 
 
@@ -37,6 +39,7 @@ class Detection:
     side: float
     tray: np.ndarray  # BGR of the tray's light, for white balance
     check: str | None = None  # why the dice seen cannot be the number thrown, when a count was given
+    moved: float = 0.0  # side given (calibrated): the side the frame's dice measure when another (moved_side)
 
 
 def tray_level(frame: np.ndarray, small: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -169,6 +172,17 @@ def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray
     return core, face, cv2.morphologyEx(die, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 
+def moved_side(regions: list[Region], side: float) -> float:
+    """The side most dice in the frame measure, when it is not the calibrated side: the camera may
+    have been lowered or raised since calibration (0.0 when they measure the calibrated side, or no
+    side a moved camera could show)."""
+    shorts = square_sides(regions)
+    if not shorts:
+        return 0.0
+    seen = agreed_side(shorts)
+    return seen if MOVED <= max(seen / side, side / seen) <= MOVED_MOST else 0.0
+
+
 def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray | None = None,
            expected=None, dark: float = 1.0, judge=None) -> Detection:
     """Every die on the tray, touching dice split, hands flagged and dice under them dropped.
@@ -186,6 +200,7 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
     found = find_regions(die, core, face)
     known = side is not None
     regions = found
+    moved = 0.0 if side is None else moved_side(merge_slivers(found, measure_side(found)), side)
     if side is None:
         # pieces of one die cut apart by a highlight only tell the size once joined
         regions = merge_slivers(found, measure_side(found))
@@ -221,4 +236,4 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
                     dice, check, side = alt, None, other
                     break
     dice.sort(key=lambda b: (b.y, b.x))
-    return Detection(dice, hand, side, tray, check)
+    return Detection(dice, hand, side, tray, check, moved)

@@ -182,6 +182,8 @@ class DiceReader:
             seen = {}
             det = self.detect(work, expected, seen=seen)
         dice = self.classify(work, det, seen)
+        if det.moved:
+            work, back, det, dice = self.moved_camera(frame, shrink, (work, back, det, dice), expected)
         if not self.model.side and dice and side0 >= BLOCK_LOOK * DEFAULT_SIDE:
             halves = self.cut_in_half(work0, side0, dice, expected, seen0)
             if halves is not None:
@@ -190,6 +192,26 @@ class DiceReader:
             dice = [replace(d, x=int(round(d.x * back)), y=int(round(d.y * back)),
                             box=tuple(int(round(v * back)) for v in d.box)) for d in dice]
         return Reading(dice, det.hand, timestamp, det.check), det.side * back
+
+    def moved_camera(self, frame: np.ndarray, shrink: float, read: tuple, expected=None) -> tuple:
+        """read (the working frame, its factor back, detection, dice), or the same read from a frame
+        at the size that shows the dice as calibration saw them: the frame's dice measure another
+        size (Detection.moved), as when the camera was lowered or raised since calibration.
+
+        Only the number thrown decides: when the dice read at the calibrated size miss it or read
+        unknown, and those read at the measured size make it and read clearly better. Untold, dice
+        that all look smaller may as well be another set's (clusters.smaller_die), and a leaning
+        die, rightly unknown, makes a frame measure larger and reads as a face at a smaller size."""
+        det, dice = read[2], read[3]
+        if expected is None or (det.check is None and "unknown" not in [d.face for d in dice]):
+            return read
+        work, back = working(frame, shrink * self.model.side / det.moved)
+        seen = {}
+        moved = self.detect(work, expected, seen=seen)
+        again = self.classify(work, moved, seen)
+        if moved.check is None and (det.check is not None or faces_read(again) > faces_read(dice) + CLEARLY_BETTER):
+            return work, back, moved, again
+        return read
 
     def cut_in_half(self, work: np.ndarray, side: float, dice: list[Die], expected=None, seen: dict | None = None):
         """(detection, dice) at half the side measured, when they read clearly better than the dice
