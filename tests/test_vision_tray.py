@@ -260,3 +260,23 @@ def test_a_check_notice_carries_its_words_for_the_page_in_german(table):
     reason = notice["args"]["reason"]
     assert notice["template"] in german and reason["template"] in german
     assert all(face in german for face in reason["args"]["seen"])  # bee, unknown, honey...
+
+
+def test_dice_read_at_another_size_than_taught_ask_once_to_teach_them_again(table):
+    # The reader read the roll at the size its dice measured (a camera raised since the dice were
+    # taught): the roll still counts, and the page is told once, not at every reading.
+    from dataclasses import replace
+
+    watcher = TrayWatcher(table, lambda: ScriptedCamera(0), ScriptedSettler([]))
+    with table.subscribe() as sub:
+        assert sub.get(2)["initial"]
+        for _ in range(2):
+            watcher.handle(replace(reading(["bee", "bee", "honey", "zzz", "zombee"]), moved=0.8))
+        table.notify("restart", text="end of the test's messages")  # published after all the above
+        messages = []
+        while not messages or messages[-1].get("kind") != "restart":
+            messages.append(sub.get(2))
+    notices = [m for m in messages if m["type"] == "notice" and m["kind"] == "camera"]
+    assert len(notices) == 1 and notices[0]["status"] == "ok"
+    assert notices[0]["text"].startswith("The dice look smaller than when they were taught")
+    assert table.state()["rolls"] == 1

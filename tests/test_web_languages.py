@@ -160,3 +160,39 @@ def test_lang_switches_to_english_and_stays(browser, site):
         assert not errors, errors
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("locale, words", [("de-DE", "Die Würfel wirken kleiner als beim Anlernen"),
+                                           ("en-GB", "The dice look smaller than when they were taught")])
+def test_a_phone_is_told_in_its_language_when_the_dice_look_smaller_than_taught(browser, site, locale, words):
+    # The tray watcher's notice after the reader read a roll at the size its dice measured (a camera
+    # raised since the dice were taught; DiceReader.moved_camera): the roll counts, the phone is told
+    # to teach the dice again, at a small phone's width.
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from playwright.sync_api import expect
+
+    from vision.reader import Die, Reading
+    from vision.tray import TrayWatcher
+
+    table, url = site
+    table.submit(ZOMBEE[0], "cli")
+    context, page, errors = phone(browser, locale)
+    try:
+        page.set_viewport_size({"width": 320, "height": 700})
+        page.goto(url)
+        wait_for_seq(page, table)
+        watcher = TrayWatcher(table, lambda: None, SimpleNamespace(reader=None))
+        dice = [Die(face, 60 + 90 * i, 200, 0.99, (40 + 90 * i, 180, 40, 40))
+                for i, face in enumerate(["bee", "bee", "honey", "zzz", "zombee"])]
+        watcher.handle(replace(Reading(dice), moved=0.8))
+        expect(page.locator("#events")).to_contain_text(words)
+        wait_for_seq(page, table)  # the roll itself, read from the camera
+        assert table.state()["rolls"] == 1
+        if locale.startswith("de"):
+            assert not english_words(page.locator("#events").inner_text())
+        shot(page, f"web-{locale[:2]}-camera-moved-320.png")
+        assert not errors, errors
+    finally:
+        context.close()

@@ -37,6 +37,7 @@ class Reading:
     hand: bool = False
     timestamp: float | None = None
     check: str | None = None  # e.g. "the tray shows 4 dice where 5 were thrown": the table should look
+    moved: float = 0.0  # the dice looked this many times their calibrated size and were read at it (the camera moved?)
 
     @property
     def faces(self) -> list[str]:
@@ -88,7 +89,8 @@ WORK_SIDE = 800  # longest side, in pixels, of the picture the reader works on
 BIG_SIDE = 52.0  # a die measured larger than this (in the picture worked on) is read from a smaller copy
 SMALL_SIDE = 20.0  # calibrated on dice measured smaller than this, the reader works on an enlarged copy
 BLOCK_LOOK = 1.45  # of the usual side: dice first measured this large may be touching dice measured whole
-CLEARLY_BETTER = 0.1  # mean face confidence by which dice cut at half the size must beat the whole ones
+CLEARLY_BETTER = 0.1
+CLEARLY_MOVED = 1.15  # dice measured this much off their calibrated size, some unknown, may be read at it  # mean face confidence by which dice cut at half the size must beat the whole ones
 
 
 def working(frame: np.ndarray, shrink: float = 1.0) -> tuple[np.ndarray, float]:
@@ -182,8 +184,12 @@ class DiceReader:
             seen = {}
             det = self.detect(work, expected, seen=seen)
         dice = self.classify(work, det, seen)
+        moved = 0.0
         if det.moved:
-            work, back, det, dice = self.moved_camera(frame, shrink, (work, back, det, dice), expected)
+            again = self.moved_camera(frame, shrink, det, dice, expected)
+            if again is not None:
+                moved = det.moved / self.model.side
+                work, back, det, dice = again
         if not self.model.side and dice and side0 >= BLOCK_LOOK * DEFAULT_SIDE:
             halves = self.cut_in_half(work0, side0, dice, expected, seen0)
             if halves is not None:
@@ -191,27 +197,30 @@ class DiceReader:
         if back != 1.0:
             dice = [replace(d, x=int(round(d.x * back)), y=int(round(d.y * back)),
                             box=tuple(int(round(v * back)) for v in d.box)) for d in dice]
-        return Reading(dice, det.hand, timestamp, det.check), det.side * back
+        return Reading(dice, det.hand, timestamp, det.check, moved), det.side * back
 
-    def moved_camera(self, frame: np.ndarray, shrink: float, read: tuple, expected=None) -> tuple:
-        """read (the working frame, its factor back, detection, dice), or the same read from a frame
-        at the size that shows the dice as calibration saw them: the frame's dice measure another
+    def moved_camera(self, frame: np.ndarray, shrink: float, det: Detection, dice: list[Die],
+                     expected=None) -> tuple | None:
+        """(working frame, its factor back, detection, dice) read from a frame at the size that shows
+        the dice as calibration saw them, or None to keep det's dice: the frame's dice measure another
         size (Detection.moved), as when the camera was lowered or raised since calibration.
 
         Only the number thrown decides: when the dice read at the calibrated size miss it or read
         unknown, and those read at the measured size make it and read clearly better. Untold, dice
         that all look smaller may as well be another set's (clusters.smaller_die), and a leaning
         die, rightly unknown, makes a frame measure larger and reads as a face at a smaller size."""
-        det, dice = read[2], read[3]
-        if expected is None or (det.check is None and "unknown" not in [d.face for d in dice]):
-            return read
+        if expected is None:
+            return None
+        if det.check is None and ("unknown" not in [d.face for d in dice] or
+                                  max(det.moved, self.model.side) < CLEARLY_MOVED * min(det.moved, self.model.side)):
+            return None
         work, back = working(frame, shrink * self.model.side / det.moved)
         seen = {}
         moved = self.detect(work, expected, seen=seen)
         again = self.classify(work, moved, seen)
         if moved.check is None and (det.check is not None or faces_read(again) > faces_read(dice) + CLEARLY_BETTER):
             return work, back, moved, again
-        return read
+        return None
 
     def cut_in_half(self, work: np.ndarray, side: float, dice: list[Die], expected=None, seen: dict | None = None):
         """(detection, dice) at half the side measured, when they read clearly better than the dice

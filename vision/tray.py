@@ -171,6 +171,7 @@ class TrayWatcher:
         self.last_read: tuple[Any, Reading] | None = None  # (frame, reading) of the last settled reading
         self.teaching = False  # while the dice are being taught, dice in the tray are not rolls
         self._settling = False
+        self._moved_told: list = []  # readers whose dice were said to look another size: said once each
         self._read_now = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -238,6 +239,15 @@ class TrayWatcher:
                 self.last_read = (frame, reading)  # a phone's correction of this roll teaches from its frame
                 self.handle(reading)
 
+    def _camera_moved(self, size: float) -> None:
+        # The reader read the dice at the size they measured (DiceReader.moved_camera): it copes, but
+        # the empty tray it compares with is the old framing, and untold it would not.
+        template = (N_("The dice look smaller than when they were taught: if the camera was raised, teach the "
+                       "dice again for the surest reading.") if size < 1 else
+                    N_("The dice look larger than when they were taught: if the camera was lowered, teach the "
+                       "dice again for the surest reading."))
+        self.table.notify(NoticeKind.CAMERA, status=CameraStatus.OK, **worded(template))
+
     def _thrown(self, state: dict):
         """How many dice the next settled tray should hold, as a hint for cutting touching dice apart:
         the engine's legal rolls say it (all dice first, then the sizes of the listed rerolls; the
@@ -259,6 +269,9 @@ class TrayWatcher:
     def handle(self, reading: Reading) -> TrayAction:
         """Turn one settled reading into a command, a selection, or a request to check the dice."""
         self.readings += 1
+        if reading.moved and not any(r is self.settler.reader for r in self._moved_told):
+            self._moved_told.append(self.settler.reader)
+            self._camera_moved(reading.moved)
         action = self.tracker.on_reading(self.table.state(), reading)
         if action.command is not None:
             try:
