@@ -89,8 +89,8 @@ WORK_SIDE = 800  # longest side, in pixels, of the picture the reader works on
 BIG_SIDE = 52.0  # a die measured larger than this (in the picture worked on) is read from a smaller copy
 SMALL_SIDE = 20.0  # calibrated on dice measured smaller than this, the reader works on an enlarged copy
 BLOCK_LOOK = 1.45  # of the usual side: dice first measured this large may be touching dice measured whole
-CLEARLY_BETTER = 0.1
-CLEARLY_MOVED = 1.15  # dice measured this much off their calibrated size, some unknown, may be read at it  # mean face confidence by which dice cut at half the size must beat the whole ones
+CLEARLY_BETTER = 0.1  # mean face confidence by which dice cut at half the size must beat the whole ones
+CLEARLY_MOVED = 1.15  # dice measured this much off their calibrated size, some unknown, may be read at it
 
 
 def working(frame: np.ndarray, shrink: float = 1.0) -> tuple[np.ndarray, float]:
@@ -205,8 +205,10 @@ class DiceReader:
         the dice as calibration saw them, or None to keep det's dice: the frame's dice measure another
         size (Detection.moved), as when the camera was lowered or raised since calibration.
 
-        Only the number thrown decides: when the dice read at the calibrated size miss it or read
-        unknown, and those read at the measured size make it and read clearly better. Untold, dice
+        Only the number thrown decides: when the dice read at the calibrated size miss it (or read
+        unknown, the dice CLEARLY_MOVED off their size: a frame measures a few percent off now and
+        then, and a face never taught is rightly unknown), and those read at the measured size make it
+        and read clearly better. Untold, dice
         that all look smaller may as well be another set's (clusters.smaller_die), and a leaning
         die, rightly unknown, makes a frame measure larger and reads as a face at a smaller size."""
         if expected is None:
