@@ -19,10 +19,10 @@ told how many dice were thrown, as the tray watcher tells the reader at the tabl
 no lone die shows it). "Pip dice" calibrates tables of pip dice on 1-4 as the four
 faces and rolls them 1-6: a 5 or a 6 is a face never taught and must read unknown
 (render.PIP_ART). "Moved" calibrates held-out tables, then draws their dice
-smaller or larger, as a camera raised or lowered since calibration shows them. Every set also prints "sure": among dice read as a face
-with confidence >= 0.9, how many were wrong (target <= 1 %). Times are for
-this machine; a Raspberry Pi 4 is about four times slower. Writes nothing into
-the repository.
+smaller or larger, as a camera raised or lowered since calibration shows them.
+Every set also prints "sure": among dice read as a face with confidence >= 0.9,
+how many were wrong (target <= 1 %). Times are for this machine; a Raspberry
+Pi 4 is about four times slower. Writes nothing into the repository.
 """
 
 from __future__ import annotations
