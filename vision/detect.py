@@ -199,12 +199,13 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
     core, face, die = die_masks(frame, level, background, side, dark)
     found = find_regions(die, core, face)
     known = side is not None
-    regions = found
-    moved = 0.0 if side is None else moved_side(merge_slivers(found, measure_side(found)), side)
-    if side is None:
-        # pieces of one die cut apart by a highlight only tell the size once joined
-        regions = merge_slivers(found, measure_side(found))
-        side = measure_side(regions)
+    # pieces of one die cut apart by a highlight only tell the size once joined: the frame's own
+    # measure of it, which a calibrated size is checked against (a camera moved since, moved_side)
+    joined = merge_slivers(found, measure_side(found))
+    if known:
+        regions, moved = found, moved_side(joined, side)
+    else:
+        regions, moved, side = joined, 0.0, measure_side(joined)
     big = None
     if hand:
         big = cv2.resize(cv2.dilate(hand_mask, np.ones((5, 5), np.uint8)), (frame.shape[1], frame.shape[0]),
