@@ -172,8 +172,8 @@ def test_a_phone_is_told_in_its_language_when_the_dice_look_smaller_than_taught(
     from types import SimpleNamespace
 
     from playwright.sync_api import expect
+    from test_vision_tray import reading
 
-    from vision.reader import Die, Reading
     from vision.tray import TrayWatcher
 
     table, url = site
@@ -184,9 +184,7 @@ def test_a_phone_is_told_in_its_language_when_the_dice_look_smaller_than_taught(
         page.goto(url)
         wait_for_seq(page, table)
         watcher = TrayWatcher(table, lambda: None, SimpleNamespace(reader=None))
-        dice = [Die(face, 60 + 90 * i, 200, 0.99, (40 + 90 * i, 180, 40, 40))
-                for i, face in enumerate(["bee", "bee", "honey", "zzz", "zombee"])]
-        watcher.handle(replace(Reading(dice), moved=0.8))
+        watcher.handle(replace(reading(["bee", "bee", "honey", "zzz", "zombee"]), moved=0.8))
         expect(page.locator("#events")).to_contain_text(words)
         wait_for_seq(page, table)  # the roll itself, read from the camera
         assert table.state()["rolls"] == 1
