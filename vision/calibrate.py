@@ -39,7 +39,7 @@ IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 CLEARLY = 0.05  # symbol maps are kept over views when they read this much more of the left-out dice
 MIX_NEAR = 0.8  # a mixture nearer a face than this times the 90% left-out distance is dropped
 GOOD = 0.95  # cross-validated share of a face's dice read right for the face to count as learned
-MIN_PHOTOS = 3
+MIN_PHOTOS = 3  # fewer photos of a face cannot show how that face varies
 # A face's distance is the mean over its 2 nearest prototypes (model.Model.neighbours): one jittered
 # copy of another face (a 2 whose glare sits where a 3 has its middle pip) cannot decide alone. On
 # the real photos under other cameras and lamps (bench/cameras.py) it read 766 of 819 dice right
@@ -57,7 +57,7 @@ OWN_WEIGHT = 0.65
 RADIUS_MARGIN = 1.3  # unknown beyond this many times the distance that holds 90% of left-out dice
 NET_GATE = 1.2  # with the ZomBee network kept, the default's radius (times this) is the least radius
 MIXED_RATIO = 0.5  # a left-out die this much nearer another face than its own is in the wrong folder
-DOUBT_RATIO = 0.75  # ... and this much nearer is named in the report  # fewer photos of a face cannot show how that face varies
+DOUBT_RATIO = 0.75  # ... and this much nearer is named in the report
 
 
 class Taught(NamedTuple):
