@@ -99,8 +99,8 @@ def darkness(faces: list[np.ndarray], empties: list[np.ndarray], background: np.
     """How much darker this tray makes the dice look than a light tray does, and each face photo's
     detection at it: the least of detect.DARKER under which every face photo shows a die and no empty
     photo does (1.0 on a white card; more on felt or wood), raised further while the dice found are
-    lighter than a black die's face should be (face_level). When none does, 1.0, and the caller names
-    the photo without a die."""
+    lighter than a black die's face should be (face_level) and keep their size. When none does, 1.0,
+    and the caller names the photo without a die."""
     for i, dark in enumerate(DARKER):
         found = _every_face_found(faces, empties, background, dark)
         if found is None:
