@@ -370,9 +370,24 @@ def test_black_dice_on_green_felt_or_dark_wood_are_found_whole_and_read(tmp_path
     assert seen == 14 and misses == []
 
 
-def _set_dice_misses(model, change):
-    """(misses, set dice seen) reading the fixture photos of read/ and detect/ as change shows them:
-    each miss (photo, labelled face, faces read at its spot)."""
+def test_dice_found_in_part_in_a_few_calibration_photos_are_not_taken_for_dice_too_small(tmp_path):
+    """Green felt seen by a 384 px camera: the dice are some 17 px across, but in one of the 24
+    calibration photos the black dice were found only in part and measured 12. Calibration judged
+    the dice's size by the smallest photo and refused the lot ("only about 12 pixels across, too few
+    to tell the faces apart"). One camera shows one size of dice: a photo whose dice measure far
+    below the others' no longer counts."""
+    def felt_far(img):
+        return felt(cv2.resize(img, None, fx=0.6, fy=0.6, interpolation=cv2.INTER_AREA), 0.7)
+
+    model = calibrate(_changed_calibration(tmp_path, felt_far))
+    misses, seen = _set_dice_misses(model, felt_far, scale=0.6)
+    assert seen == 14 and len(misses) <= 1, misses
+
+
+def _set_dice_misses(model, change, scale=1.0):
+    """(misses, set dice seen) reading the fixture photos of read/ and detect/ as change shows them
+    (scale: how much it shrinks or enlarges them): each miss (photo, labelled face, faces read at its
+    spot)."""
     import json
 
     from vision.reader import read_image
@@ -382,7 +397,7 @@ def _set_dice_misses(model, change):
         for name, entry in json.loads((PHOTOS / sub / "labels.json").read_text()).items():
             dice = reader.read(change(read_image(PHOTOS / sub / name))).dice
             for t in entry["dice"]:
-                near = [d.face for d in dice if abs(d.x - t["x"]) < 12 and abs(d.y - t["y"]) < 12]
+                near = [d.face for d in dice if abs(d.x - scale * t["x"]) < 12 * scale and abs(d.y - scale * t["y"]) < 12 * scale]
                 if t["kind"] == "set":
                     seen += 1
                     if near != [t["face"] or "unknown"]:

@@ -22,13 +22,14 @@ class Sized(NamedTuple):
     side: float  # the dice's side, the median over the photos
     shrink: float  # below 1 the pictures are read smaller than reader.working's size, above 1 larger (Model.shrink)
     blank: tuple | None  # (face, file) of a photo in which no die is found at any size tried
-    tiny: tuple | None  # (face, file, side) of the photo with the smallest dice, when they are too small to read
+    tiny: tuple | None  # (face, file, side) of the photo with the smallest dice found whole, when too small to read
 
 
 # where the middle of a die found in the calibration photos should sit, in parts of a black die's
 # ratio (detect.BLACK_RATIO): the real black dice on their white sheet measure about 0.6 of it
 BODY = 0.8
 GROWN = 1.03  # dice this much larger at a darker level have taken in rims and shadows (see darkness)
+PART = 0.8  # of the photos' median die side: a photo's dice measured smaller were found only in part
 SMALLEST = 12.0  # pixels across (as the reader first works on a frame): smaller dice are refused, not enlarged
 
 
@@ -61,9 +62,13 @@ def at_die_size(originals: dict) -> Sized:
     by_file = {f: det for (_, f, _), det in zip(taken, found)}
     tiny = None
     if not blank:
-        # enlarged, dice of a few pixels are found, but their faces are too few pixels to tell apart
-        face, f, least = min(((face, f, det.side / shrink) for (face, f, _), det in zip(taken, found)),
-                             key=lambda t: t[2])
+        # enlarged, dice of a few pixels are found, but their faces are too few pixels to tell apart.
+        # One camera shows one size of dice: a photo whose dice measure far below the others' (PART)
+        # had them found only in part (a black die on felt, a glare across it) and does not count.
+        # Counted, green felt seen by a 384 px camera was refused (dice of about 17 px measured 12
+        # in one photo of 24)
+        sizes = [(face, f, det.side / shrink) for (face, f, _), det in zip(taken, found)]
+        face, f, least = min((t for t in sizes if t[2] >= PART * side / shrink), key=lambda t: t[2])
         tiny = (face, f, least) if least < SMALLEST else None
     tray = np.median([tray_level(img)[1] for img in empties], axis=0).astype(np.float32)
     return Sized(shots, background, tray, dark, by_file, side if not blank else 0.0, shrink, blank, tiny)
