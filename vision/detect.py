@@ -180,7 +180,12 @@ def moved_side(regions: list[Region], side: float) -> float:
     if not shorts:
         return 0.0
     seen = agreed_side(shorts)
-    return seen if MOVED <= max(seen / side, side / seen) <= MOVED_MOST else 0.0
+    return seen if MOVED <= size_off(seen, side) <= MOVED_MOST else 0.0
+
+
+def size_off(a: float, b: float) -> float:
+    """How many times the larger of two die sides is the smaller (1.0 when they are alike)."""
+    return max(a / b, b / a)
 
 
 def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray | None = None,

@@ -12,7 +12,7 @@ from companion.errors import ImageError
 
 from . import MAX_PIXELS
 from .clusters import DEFAULT_SIDE, count_check
-from .detect import DARKER, Detection, detect
+from .detect import DARKER, Detection, detect, size_off
 from .features import dice_maps, dice_views
 from .model import CLASSES, MAX_LARGER, Model, load_model
 from .net import edges_read
@@ -208,13 +208,13 @@ class DiceReader:
         Only the number thrown decides: when the dice read at the calibrated size miss it (or read
         unknown, the dice CLEARLY_MOVED off their size: a frame measures a few percent off now and
         then, and a face never taught is rightly unknown), and those read at the measured size make it
-        and read clearly better. Untold, dice
-        that all look smaller may as well be another set's (clusters.smaller_die), and a leaning
-        die, rightly unknown, makes a frame measure larger and reads as a face at a smaller size."""
+        and read clearly better. Untold, dice that all look smaller may as well be another set's
+        (clusters.smaller_die), and a leaning die, rightly unknown, makes a frame measure larger and
+        reads as a face at a smaller size."""
         if expected is None:
             return None
         if det.check is None and ("unknown" not in [d.face for d in dice] or
-                                  max(det.moved, self.model.side) < CLEARLY_MOVED * min(det.moved, self.model.side)):
+                                  size_off(det.moved, self.model.side) < CLEARLY_MOVED):
             return None
         work, back = working(frame, shrink * self.model.side / det.moved)
         seen = {}
