@@ -53,7 +53,7 @@ def at_die_size(originals: dict) -> Sized:
             if shrink is None:
                 break
             continue
-        side = float(np.median([det.side for det in found]))
+        side = _side(found)
         blank = None
         factor = _to_size(side)
         if factor == 1.0 or attempt == 5 or shrink * factor in tried or shrink * factor > MAX_LARGER:
@@ -142,6 +142,7 @@ def _every_face_found(faces: list[np.ndarray], empties: list[np.ndarray], backgr
 
 
 def _side(found: list[Detection]) -> float:
+    """The dice's side over these photos: the median of each one's own."""
     return float(np.median([det.side for det in found]))
 
 
