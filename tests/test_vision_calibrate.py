@@ -397,7 +397,8 @@ def _set_dice_misses(model, change, scale=1.0):
         for name, entry in json.loads((PHOTOS / sub / "labels.json").read_text()).items():
             dice = reader.read(change(read_image(PHOTOS / sub / name))).dice
             for t in entry["dice"]:
-                near = [d.face for d in dice if abs(d.x - scale * t["x"]) < 12 * scale and abs(d.y - scale * t["y"]) < 12 * scale]
+                x, y = scale * t["x"], scale * t["y"]
+                near = [d.face for d in dice if abs(d.x - x) < 12 * scale and abs(d.y - y) < 12 * scale]
                 if t["kind"] == "set":
                     seen += 1
                     if near != [t["face"] or "unknown"]:
