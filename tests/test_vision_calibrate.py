@@ -436,7 +436,7 @@ def test_a_die_read_unsure_is_looked_at_again_a_little_off_centre(tmp_path, chan
     with less contrast than black ones. Read from the one crop cut there, 1 of these 14 real dice
     read unknown as taken (calibration seed 1: the glossy 1 of 111642) and 2 as navy dice (seed 0).
     A die read less surely than 0.9 is read again from nine crops a little off centre, their
-    readings averaged, and the surer of the two looks stands (DiceReader.look_again): 0 and 1."""
+    readings averaged (DiceReader.look_again): 0 and 1."""
     model = calibrate(_changed_calibration(tmp_path, change), seed=seed)
     misses, seen = _set_dice_misses(model, change)
     assert seen == 14 and len(misses) <= most, misses
