@@ -14,7 +14,7 @@ from . import MAX_PIXELS
 from .clusters import DEFAULT_SIDE, count_check
 from .detect import DARKER, Detection, detect, size_off
 from .features import dice_maps, dice_views
-from .model import CLASSES, MAX_LARGER, UNKNOWN, Model, load_model
+from .model import CLASSES, MAX_LARGER, Model, load_model
 from .net import edges_read
 from .symbol import dice_symbols
 
@@ -90,14 +90,6 @@ BIG_SIDE = 52.0  # a die measured larger than this (in the picture worked on) is
 SMALL_SIDE = 20.0  # calibrated on dice measured smaller than this, the reader works on an enlarged copy
 BLOCK_LOOK = 1.45  # of the usual side: dice first measured this large may be touching dice measured whole
 CLEARLY_BETTER = 0.1  # mean face confidence by which dice cut at half the size must beat the whole ones
-UNSURE = 0.9  # a die read less surely than this is looked at again (DiceReader.look_again)
-LOOK_SHIFT = 0.06  # of a side: how far off centre the second looks at an unsure die are cut
-# Averaged, a face seen in only one or two of the crops (a 5 cut so that it shows a 4) falls back
-# to unknown, and so did a right face the crops nearly tie on: a honey read at 0.69, then unknown
-# 0.46 (one roll of 20 misread on the teaching wizard's demo table). Over the real photos under six
-# changed cameras (two seeds): taken back at any lead, 691 of 756 dice right and 127 of 132 fives
-# and sixes unknown; at a lead of 0.05 or 0.1, 697 and 120; 0.25, 697 and 119 (before: 677, 118)
-LOOK_MARGIN = 0.1
 CLEARLY_MOVED = 1.15  # dice measured this much off their calibrated size, some unknown, may be read at it
 
 
@@ -202,7 +194,6 @@ class DiceReader:
             halves = self.cut_in_half(work0, side0, dice, expected, seen0)
             if halves is not None:
                 work, back, (det, dice) = work0, back0, halves
-        dice = self.look_again(work, det, dice)
         if back != 1.0:
             dice = [replace(d, x=int(round(d.x * back)), y=int(round(d.y * back)),
                             box=tuple(int(round(v * back)) for v in d.box)) for d in dice]
@@ -267,51 +258,23 @@ class DiceReader:
         seen = {} if seen is None else seen
         todo = [b for b in dict.fromkeys(det.dice) if b not in seen]
         if todo:
-            for b, p in zip(todo, self.proba(frame, todo, det)):
-                seen[b] = self.named(b, p)
+            x = extra = views = net_views = None
+            if not self.model.needs_views or self.model.net is not None:  # the maps: compared, or the network's
+                x = dice_maps(frame, todo, det.side, det.tray)
+            if self.model.needs_symbols:
+                extra = dice_symbols(frame, todo, det.side, det.tray)
+            if self.model.needs_views:
+                light = self.model.white(det.tray)
+                views = dice_views(frame, todo, det.side, det.tray, light, self.model.soften)
+                if self.model.soften and self.model.net is not None and edges_read(self.model.net):
+                    net_views = dice_views(frame, todo, det.side, det.tray, light)  # it learned unblurred edges
+            for b, p in zip(todo, self.model.predict_proba(x, extra, views, net_views)):
+                k = int(p.argmax())
+                face, conf = CLASSES[k], float(p[k])
+                if face != "unknown" and conf < self.model.threshold:
+                    face = "unknown"  # not sure enough to tell the game a face
+                seen[b] = Die(face, int(round(b.x)), int(round(b.y)), conf, b.box)
         return [seen[b] for b in det.dice]
-
-    def proba(self, frame: np.ndarray, blobs: list, det: Detection) -> np.ndarray:
-        """The class probabilities (model.CLASSES) of each blob's die in frame, all read in one pass."""
-        x = extra = views = net_views = None
-        if not self.model.needs_views or self.model.net is not None:  # the maps: compared, or the network's
-            x = dice_maps(frame, blobs, det.side, det.tray)
-        if self.model.needs_symbols:
-            extra = dice_symbols(frame, blobs, det.side, det.tray)
-        if self.model.needs_views:
-            light = self.model.white(det.tray)
-            views = dice_views(frame, blobs, det.side, det.tray, light, self.model.soften)
-            if self.model.soften and self.model.net is not None and edges_read(self.model.net):
-                net_views = dice_views(frame, blobs, det.side, det.tray, light)  # it learned unblurred edges
-        return self.model.predict_proba(x, extra, views, net_views)
-
-    def named(self, blob, p: np.ndarray) -> Die:
-        """The die at blob read as the likeliest class of p, unknown when not sure enough of a face."""
-        k = int(p.argmax())
-        face, conf = CLASSES[k], float(p[k])
-        if face != "unknown" and conf < self.model.threshold:
-            face = "unknown"  # not sure enough to tell the game a face
-        return Die(face, int(round(blob.x)), int(round(blob.y)), conf, blob.box)
-
-    def look_again(self, frame: np.ndarray, det: Detection, dice: list[Die]) -> list[Die]:
-        """dice (one per det.dice), each read less surely than UNSURE read again from nine crops: as
-        found, and moved LOOK_SHIFT of a side each way and corner-wise, their probabilities averaged.
-        The second look stands, but takes a face the first named back to unknown only when unknown
-        leads every face by LOOK_MARGIN."""
-        unsure = [i for i, d in enumerate(dice) if d.confidence < UNSURE]
-        if not unsure:
-            return dice
-        r = LOOK_SHIFT * det.side
-        moves = [(dx, dy) for dx in (-r, 0.0, r) for dy in (-r, 0.0, r)]
-        blobs = [replace(det.dice[i], x=det.dice[i].x + dx, y=det.dice[i].y + dy) for i in unsure for dx, dy in moves]
-        mean = self.proba(frame, blobs, det).reshape(len(unsure), len(moves), -1).mean(axis=1)
-        out = list(dice)
-        for i, p in zip(unsure, mean):
-            again = self.named(det.dice[i], p)
-            if dice[i].face != "unknown" and again.face == "unknown" and p[UNKNOWN] - p[:UNKNOWN].max() < LOOK_MARGIN:
-                continue  # a face the first look named is taken back only where the second clearly sees none
-            out[i] = again
-        return out
 
 
 def faces_read(dice: list[Die]) -> float:
