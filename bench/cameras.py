@@ -34,19 +34,11 @@ sys.path.insert(0, str(ROOT))
 from companion.commands import DICE_FACES  # noqa: E402
 from vision.calibrate import CalibrationError, calibrate  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
-from tests.support.trays import dice_mask, felt, wood  # noqa: E402  (the repainted trays the tests use too)
+from tests.support.trays import dyed, felt, wood  # noqa: E402  (the repainted trays and dice the tests use too)
 
 import dice_photos  # noqa: E402  (bench/, beside this script)
 
 SURE = 0.9
-
-
-def dyed(img: np.ndarray, gains) -> np.ndarray:
-    """The dark dice made another dark colour: their dark body lifted by gains (BGR), the pips and the
-    sheet left as they are (the light dice are tinted a little too; nothing asks anything of them)."""
-    f = img.astype(np.float32)
-    body = dice_mask(img) * np.clip(1 - f.max(axis=2, keepdims=True) / 140, 0, 1)  # dark pixels of a die
-    return np.clip(f * (1 - body) + np.minimum(f * np.float32(gains), 255) * body, 0, 255).astype(np.uint8)
 
 
 def tilted(shape, lean: float) -> np.ndarray:

@@ -5,7 +5,7 @@ import numpy as np
 
 from vision import render
 from vision.detect import detect
-from vision.features import PATCH, SOFTEN, crop, die_features, die_views
+from vision.features import PATCH, SOFTEN, VIEW_PATCH, crop, die_features, die_views, views_of
 from vision.model import CLASSES, load_model
 from vision.symbol import symbol_features
 
@@ -93,3 +93,21 @@ def test_a_softened_view_of_a_die_in_a_noisy_dim_picture_lies_nearer_its_clear_s
         return np.linalg.norm(die_views(grainy, b, *args, None, soften) - die_views(dim, b, *args, None, soften))
 
     assert apart(SOFTEN) < 0.9 * apart(0.0)
+
+
+def test_signed_views_tell_a_light_pip_on_a_dark_face_from_a_dark_hole_in_a_light_one():
+    # a calibrated model's edge directions (Model.signed) know which side of an edge is lighter: the
+    # rim of a pip and the rim of a shadow or of a glare arc's dark gap are not the same edge to it
+    import cv2
+
+    def die(body, spots):
+        p = np.full((VIEW_PATCH, VIEW_PATCH, 3), body, np.uint8)
+        for x, y, r in ((19, 19, 5), (10, 10, 4)):
+            cv2.circle(p, (x, y), r, (spots,) * 3, -1, cv2.LINE_AA)
+        return p
+
+    tray = np.full(3, 200.0, np.float32)
+    pips, holes = np.stack([die(40, 220)]), np.stack([die(220, 40)])
+    folded = np.linalg.norm(views_of(pips, tray) - views_of(holes, tray))
+    signed = np.linalg.norm(views_of(pips, tray, signed=True) - views_of(holes, tray, signed=True))
+    assert folded < 0.1 < 1.0 < signed

@@ -162,6 +162,27 @@ def test_a_model_comparing_views_keeps_them_through_its_file(tmp_path):
         back.predict_proba(protos[:, :vm.DIM])
 
 
+
+def test_signed_views_are_kept_through_the_file_and_older_files_read_as_unsigned(tmp_path):
+    from vision.features import SIGNED_VIEW_DIM, VIEW_DIM
+
+    rng = np.random.default_rng(4)
+    protos = rng.normal(size=(4, SIGNED_VIEW_DIM)).astype(np.float32)
+    protos /= np.linalg.norm(protos, axis=1, keepdims=True)
+    m = vm.Model(protos, np.arange(4), kind="calibrated", descriptor="views", soften=0.6, signed=True)
+    vm.save_model(m, tmp_path / "s.npz")
+    back = vm.load_model(tmp_path / "s.npz")
+    assert back.signed and back.protos.shape == (4, SIGNED_VIEW_DIM)
+    with np.load(tmp_path / "s.npz") as z:
+        data = {k: z[k] for k in z.files if k != "signed"}
+    with open(tmp_path / "old.npz", "wb") as fh:  # a calibration saved before views were signed
+        np.savez(fh, **dict(data, protos=data["protos"][:, :VIEW_DIM]))
+    assert not vm.load_model(tmp_path / "old.npz").signed
+    with open(tmp_path / "odd.npz", "wb") as fh:  # unsigned widths in a file that says signed
+        np.savez(fh, **dict(data, protos=data["protos"][:, :VIEW_DIM], signed=np.array(True)))
+    with pytest.raises(vm.ModelError, match="odd.npz.*shape"):
+        vm.load_model(tmp_path / "odd.npz")
+
 def test_one_odd_prototype_of_another_face_cannot_decide_alone(tmp_path):
     # face 0 has three copies of its symbol; face 1 has one odd copy sitting next to the die (a 2
     # whose glare lies where a 3 has its middle pip), and two copies of its own far away

@@ -356,13 +356,13 @@ def _fit(descriptor: str, dice: list, photo_count: dict, rng) -> tuple[Model, np
     mixture to call them unknown) comparing dice by descriptor: every crop of every die a prototype
     of its face, mixtures of faces prototypes of `unknown`."""
     crops = [t.crops[descriptor] for t in dice]
-    soften = SOFTEN if descriptor == "views" else 0.0
-    protos = np.array([prototype(descriptor, c, t.tray, t.light, soften) for t, mine in zip(dice, crops)
+    soften, signed = (SOFTEN, True) if descriptor == "views" else (0.0, False)  # see features.SIGNED_BINS
+    protos = np.array([prototype(descriptor, c, t.tray, t.light, soften, signed) for t, mine in zip(dice, crops)
                        for c in mine], np.float32)
     labels = np.concatenate([[t.face] * len(mine) for t, mine in zip(dice, crops)])
     groups = np.concatenate([[t.photo] * len(mine) for t, mine in zip(dice, crops)])
     firsts = np.cumsum([0] + [len(mine) for mine in crops[:-1]])
-    plain = np.array([query(descriptor, mine[0], t.tray, t.light, soften) for t, mine in zip(dice, crops)])
+    plain = np.array([query(descriptor, mine[0], t.tray, t.light, soften, signed) for t, mine in zip(dice, crops)])
     photo = groups[firsts]
     d = cross_validate(protos, labels, lambda g: groups != g, plain, photo, descriptor)
     truth = labels[firsts]
@@ -370,7 +370,7 @@ def _fit(descriptor: str, dice: list, photo_count: dict, rng) -> tuple[Model, np
     # of 56% on the real photos; with symbol maps on rendered ZomBee trays they cost 1.5 points of
     # held-out dice (a ZomBee die has no face outside the four)
     mixes, pairs = mixtures(descriptor, [(mine[0], t.tray, t.face, t.photo, t.light) for t, mine in zip(dice, crops)],
-                            rng, soften=soften) \
+                            rng, soften=soften, signed=signed) \
         if descriptor == "views" else (np.zeros((0,)), np.zeros((0, 2), int))
     if len(mixes):
         # a mixture that looks like a taught face (a 1 over a 2 is a 3) would make that face unknown:
@@ -388,7 +388,7 @@ def _fit(descriptor: str, dice: list, photo_count: dict, rng) -> tuple[Model, np
         labels = np.concatenate([labels, np.full(len(mixes), UNKNOWN)])
     scale, radius = fit_confidence(d, truth, margin=RADIUS_MARGIN, likelihood=descriptor == "views")
     model = Model(protos, labels, scale=scale, radius=radius, kind="calibrated",
-                  descriptor=descriptor, neighbours=NEIGHBOURS, soften=soften)
+                  descriptor=descriptor, neighbours=NEIGHBOURS, soften=soften, signed=signed)
     report = quality(model.proba(d.copy()), truth, photo_count, model.threshold)
     report["untaught_unknown"] = round(untaught_unknown(model, d, truth), 3)
     faces_only = d.copy()

@@ -79,21 +79,21 @@ def _map(patch: np.ndarray, tray: np.ndarray) -> np.ndarray:
 
 
 def prototype(descriptor: str, crop: np.ndarray, tray: np.ndarray, light: np.ndarray | None = None,
-              soften: float = 0.0) -> np.ndarray:
-    """What a model of this descriptor keeps of one crop (light, soften: see features.views_of)."""
-    return view(crop, tray, light, soften) if descriptor == "views" else _map(crop, tray)
+              soften: float = 0.0, signed: bool = False) -> np.ndarray:
+    """What a model of this descriptor keeps of one crop (light, soften, signed: see features.views_of)."""
+    return view(crop, tray, light, soften, signed) if descriptor == "views" else _map(crop, tray)
 
 
 def query(descriptor: str, crop: np.ndarray, tray: np.ndarray, light: np.ndarray | None = None,
-          soften: float = 0.0) -> np.ndarray:
+          soften: float = 0.0, signed: bool = False) -> np.ndarray:
     """What Model.distances takes for one crop (stack them for several): every turn of a view, or the map."""
-    return views(crop, tray, light, soften) if descriptor == "views" else _map(crop, tray)
+    return views(crop, tray, light, soften, signed) if descriptor == "views" else _map(crop, tray)
 
 
 def mixtures(descriptor: str, dice: list, rng, limit: int = MIXTURES,
-             shifted: int | None = None, soften: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+             shifted: int | None = None, soften: float = 0.0, signed: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Queries of faces no die shows, and for each the two photos it came from. dice: (crop, tray,
-    face, photo, light) of each die as photographed (light, soften: see features.views_of). Each mixture is
+    face, photo, light) of each die as photographed (light, soften, signed: see features.views_of). Each mixture is
     two dice of different faces laid over each other: the brighter of the two crops, pixel by pixel,
     the second turned 0 or 90 degrees (a dark die's symbol is its bright part). At most `limit`
     pairs, drawn at random; then `shifted` more (default SHIFTED) of any two dice (one die twice
@@ -107,13 +107,14 @@ def mixtures(descriptor: str, dice: list, rng, limit: int = MIXTURES,
         a, tray, _, photo_a, light = dice[i]
         b, _, _, photo_b, _ = dice[j]
         for k in (0, 1):
-            out.append(query(descriptor, np.maximum(a, np.ascontiguousarray(np.rot90(b, k))), tray, light, soften))
+            laid = np.maximum(a, np.ascontiguousarray(np.rot90(b, k)))
+            out.append(query(descriptor, laid, tray, light, soften, signed))
             photos.append((photo_a, photo_b))
     for _ in range(shifted if dice else 0):
         i, j = (int(v) for v in rng.integers(len(dice), size=2))
         a, tray, _, photo_a, light = dice[i]
         b, _, _, photo_b, _ = dice[j]
-        out.append(query(descriptor, np.maximum(a, _shifted_symbol(b, rng)), tray, light, soften))
+        out.append(query(descriptor, np.maximum(a, _shifted_symbol(b, rng)), tray, light, soften, signed))
         photos.append((photo_a, photo_b))
     return np.array(out, np.float32), np.array(photos, int).reshape(-1, 2)
 

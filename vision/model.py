@@ -29,7 +29,7 @@ import numpy as np
 from companion.commands import DICE_FACES
 from companion.errors import ConfigError
 
-from .features import DIM, VIEW_DIM, dihedral
+from .features import DIM, VIEW_DIM, dihedral, view_dim
 from .net import KEYS as NET_KEYS
 from .net import edges_read, net_proba
 
@@ -65,6 +65,7 @@ class Model:
     neighbours: int = 1  # prototypes of a face that are averaged (squared) into its distance
     own_weight: float = 0.0  # with a network: how much the prototypes' own choice of face counts (see gated)
     soften: float = 0.0  # views: each crop blurred by this (sigma, px) first (features.SOFTEN; not the network's)
+    signed: bool = False  # views: edge directions over a whole turn (features.SIGNED_BINS; not the network's)
     # (protos, as float32 columns, their squared lengths, each class's columns): worked out once (_prototypes)
     _compared: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -127,7 +128,7 @@ class Model:
         or whose network reads edge directions). With a network, the prototypes say how likely the
         die is one of the faces at all (near enough to something taught), the network which one,
         together with the prototypes' own choice when own_weight is set (see gated). net_views: the
-        network's views when they differ from the prototypes' (unblurred, see soften)."""
+        network's views when they differ from the prototypes' (unblurred and unsigned, see soften)."""
         if self.needs_views and views is None:
             raise ValueError("this model compares views of each die (features.die_views)")
         p = self.proba(self.distances(views if self.descriptor == "views" else x))
@@ -173,6 +174,7 @@ def save_model(model: Model, path) -> None:
         format_version=np.array(FORMAT_VERSION), classes=np.array(CLASSES), kind=np.array(model.kind),
         descriptor=np.array(model.descriptor), neighbours=np.array(model.neighbours, np.int16),
         own_weight=np.array(model.own_weight, np.float32), soften=np.array(model.soften, np.float32),
+        signed=np.array(model.signed),
         protos=model.protos.astype(np.float16), labels=model.labels.astype(np.int8),
         scale=np.array(model.scale, np.float32), radius=np.array(model.radius, np.float32),
         side=np.array(model.side, np.float32), dark=np.array(model.dark, np.float32),
@@ -232,7 +234,9 @@ def _load(path: Path) -> Model:
     descriptor = str(data.get("descriptor", "map"))
     if descriptor not in WIDTH:
         raise ModelError(f"model file {str(path)!r} compares {descriptor!r}, which this reader does not know")
-    if protos.ndim != 2 or protos.shape[1] != WIDTH[descriptor] or len(labels) != len(protos) or not len(labels) \
+    signed = bool(data.get("signed", False))  # files written before signed views have unsigned ones
+    width = view_dim(signed) if descriptor == "views" else WIDTH[descriptor]
+    if protos.ndim != 2 or protos.shape[1] != width or len(labels) != len(protos) or not len(labels) \
             or labels.min() < 0 or labels.max() >= len(CLASSES):
         raise ModelError(f"model file {str(path)!r} has prototypes of the wrong shape: damaged or another reader's")
     report = json.loads(str(data["report"])) if "report" in data else None
@@ -256,4 +260,4 @@ def _load(path: Path) -> Model:
                  threshold=float(data.get("threshold", 0.5)), report=report, net=net, descriptor=descriptor,
                  neighbours=max(1, int(data.get("neighbours", 1))),
                  own_weight=float(np.clip(data.get("own_weight", 0.0), 0.0, 1.0)),
-                 soften=float(np.clip(np.nan_to_num(data.get("soften", 0.0)), 0.0, MAX_SOFTEN)))
+                 soften=float(np.clip(np.nan_to_num(data.get("soften", 0.0)), 0.0, MAX_SOFTEN)), signed=signed)

@@ -265,9 +265,11 @@ class DiceReader:
                 extra = dice_symbols(frame, todo, det.side, det.tray)
             if self.model.needs_views:
                 light = self.model.white(det.tray)
-                views = dice_views(frame, todo, det.side, det.tray, light, self.model.soften)
-                if self.model.soften and self.model.net is not None and edges_read(self.model.net):
-                    net_views = dice_views(frame, todo, det.side, det.tray, light)  # it learned unblurred edges
+                views = dice_views(frame, todo, det.side, det.tray, light, self.model.soften, self.model.signed)
+                if (self.model.soften or self.model.signed) and self.model.net is not None \
+                        and edges_read(self.model.net):
+                    # the network learned unblurred, unsigned edges
+                    net_views = dice_views(frame, todo, det.side, det.tray, light)
             for b, p in zip(todo, self.model.predict_proba(x, extra, views, net_views)):
                 k = int(p.argmax())
                 face, conf = CLASSES[k], float(p[k])

@@ -42,3 +42,11 @@ def wood(img: np.ndarray, brightness: float) -> np.ndarray:
     (the same grain on every photo of a size: one table)."""
     grain = texture("wood", img.shape[:2], np.random.default_rng(img.shape[0]))
     return repainted(img, (0.55, 0.75, 1.0), brightness, 1.5 * grain)
+
+
+def dyed(img: np.ndarray, gains) -> np.ndarray:
+    """The dark dice made another dark colour: their dark body lifted by gains (BGR), the pips and the
+    sheet left as they are (the light dice are tinted a little too; nothing asks anything of them)."""
+    f = img.astype(np.float32)
+    body = dice_mask(img) * np.clip(1 - f.max(axis=2, keepdims=True) / 140, 0, 1)  # dark pixels of a die
+    return np.clip(f * (1 - body) + np.minimum(f * np.float32(gains), 255) * body, 0, 255).astype(np.uint8)
