@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import render
+from vision import layout, render
 from vision.cli import register
 
 
@@ -48,7 +48,7 @@ def test_a_lone_block_is_read_as_its_dice_and_told_too_many_says_dice_are_missin
 
     rng = np.random.default_rng(1)
     rig = dataclasses.replace(render.random_rig(rng), rim_width=0)
-    spots = render.cluster_spots("block", 320, 250, rig.die_size, 0.4)
+    spots = layout.cluster_spots("block", 320, 250, rig.die_size, 0.4)
     scene = render.compose(rng, rig, [(f, x, y, a) for f, (x, y, a) in zip(["bee", "honey", "zzz", "zombee"], spots)],
                            rig.die_size)
     block = tmp_path / "block.png"

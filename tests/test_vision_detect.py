@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import render
+from vision import layout, render
 from vision.detect import SMALL, brightest, detect
 from vision.reader import read_image
 
@@ -96,7 +96,7 @@ def _cluster(seed, shape, n, extra=(), **art):
     rng, rig = _plain_rig(seed, **art)
     size, angle = rig.die_size, float(rng.uniform(0, math.pi / 2))
     faces = ["bee", "honey", "zzz", "zombee"]
-    placed = [(f, x, y, a) for f, (x, y, a) in zip(faces, render.cluster_spots(shape, 320, 250, size, angle, n))]
+    placed = [(f, x, y, a) for f, (x, y, a) in zip(faces, layout.cluster_spots(shape, 320, 250, size, angle, n))]
     placed += [("zzz", 90, 90, 0.3), *extra]
     return render.compose(rng, rig, placed, size), rig
 
@@ -193,7 +193,7 @@ def test_with_no_lone_die_to_show_the_size_the_number_thrown_counts_a_block(shap
         rng, rig = _plain_rig(seed)
         size, angle = rig.die_size, float(rng.uniform(0, math.pi / 2))
         placed = [(f, x, y, a) for f, (x, y, a) in
-                  zip(["bee", "honey", "zzz", "zombee"], render.cluster_spots(shape, 320, 250, size, angle, n))]
+                  zip(["bee", "honey", "zzz", "zombee"], layout.cluster_spots(shape, 320, 250, size, angle, n))]
         scene = render.compose(rng, rig, placed, size)
         det = detect(scene.image, expected=n)
         assert len(det.dice) == n and det.check is None and _near(det.dice, scene.dice, size)
@@ -206,7 +206,7 @@ def _two_sets(seed, scale=0.72):
     rng, rig = _plain_rig(seed)
     size, small = rig.die_size, rig.die_size * scale
     ours = [("bee", 200, 200, 0.3), ("honey", 420, 320, 0.9)]
-    others = [("zzz", 320, 110, 0.2), *[("bee", x, y, a) for x, y, a in render.cluster_spots("corner", 480, 140, small, 0.4 + 0.3 * seed)]]
+    others = [("zzz", 320, 110, 0.2), *[("bee", x, y, a) for x, y, a in layout.cluster_spots("corner", 480, 140, small, 0.4 + 0.3 * seed)]]
     img = render._tray(rig, rng)
     truths = []
     for dice, s in ((ours, size), (others, small)):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from companion.errors import ImageError
-from vision import render
+from vision import layout, render
 from vision.reader import DiceReader, annotate, read_image
 from vision.train import match
 
@@ -130,7 +130,7 @@ def test_a_lone_block_with_no_die_apart_is_read_as_its_dice_untold(reader, shape
         rig = render.random_rig(rng)
         angle = float(rng.uniform(0, math.pi / 2))
         faces = ["bee", "honey", "zzz", "zombee"][:n]
-        spots = render.cluster_spots(shape, 320, 250, rig.die_size, angle, n)
+        spots = layout.cluster_spots(shape, 320, 250, rig.die_size, angle, n)
         scene = render.compose(rng, rig, [(f, x, y, a) for f, (x, y, a) in zip(faces, spots)], rig.die_size)
         reading = reader.read(scene.image)
         assert sorted(reading.faces) == sorted(faces), (seed, reading.faces)

@@ -5,27 +5,22 @@ dice lying edge to edge (a row, a 2x2 block, an L), sometimes a sliver of a
 glossy die whose face a highlight cut in two. Everything is measured in units
 of the die's side, so the rules hold for any camera distance. Where a region
 could be one die or two (a die leaning on another shows more than one face),
-the faces decide (a judge says how surely each way's dice read as faces: a
-die cut in two reads as pieces of a symbol), and the number of dice thrown,
-when known; neither ever adds a die that no region could hold.
+the faces decide, and the number of dice thrown (counting.py says how many
+dice each region holds and cuts it into them).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import product
 
 import cv2
 import numpy as np
 
 DEFAULT_SIDE = 32.0  # pixels, a 16 mm die seen from about 35 cm on a 640 px frame
 MIN_SIDE, MAX_SIDE = 14.0, 90.0
-MAX_GROUP = 9  # more dice than this in one dark region: a rim or a shadowed corner, not dice
 SLIVER = 0.75  # of a die's area: a region this small may be part of a die cut by a highlight
 DARK_SHARE = 0.55  # of a region short of a die that is dark face: a light die's shaded half or pips have less
-PLAUSIBLE = 0.75  # how far (in dice) a count may stray from a region's own estimate to meet the hint
 NECK = 0.3  # of a die's side: a region whose waist is narrower than twice this is dice touching at a corner
 GRID_SLACK = 0.2  # of a die's side: how far a block's length may be from whole dice (rims, shadow)
 SMALLER = 0.85  # of a die's side: a whole die this much smaller (its hull below 0.85 squared) is another set's
@@ -286,149 +281,3 @@ def smaller_die(g: Region, side: float, frame_shape, glare: np.ndarray | None = 
         if cv2.countNonZero(cv2.bitwise_and(ring, glare[y0:y1, x0:x1])) >= 0.05 * side * side:
             return False
     return True
-
-
-def estimate(g: Region, side: float) -> float | None:
-    """How many dice the region holds, as a real number; None when it is no die at all."""
-    unit = side * side
-    if g.area < 0.4 * unit or g.short < 0.45 * side or g.dark < DARK_SHARE - (0.1 if g.area > 0.8 * unit else 0):
-        return None  # specks, pips or the shaded half of a light die, a thin rim edge, a wall's dark line
-    if 1.3 * side < g.short < 1.8 * side and g.fill > 0.75:
-        # wider than a die, narrower than two: a die leaning on the others in a row shows its side
-        # across the row, so the row's length still counts the dice (the leaning one a bit longer)
-        return g.long / side - 0.3
-    if g.fill > 0.8 and g.short > 0.7 * side and g.short < 1.3 * side:
-        # a straight row of touching dice: its length counts them, whatever the light did to the area
-        return g.long / side - 0.15
-    return g.area / unit - 0.1
-
-
-SHAPE_WEIGHT = 0.5  # how much the cut pieces looking like dice counts against the area's own estimate
-# How much the pieces reading as faces counts (a judge's 0-1 answer): on held-out rendered trays read
-# by the default model it took the frames with a wrong count from 1.67 % to 0.33 % (weight 0.5: 0.33 %
-# but fewer dice right on held-out art, 1.5: 1.33 %; bench/vision.py)
-JUDGE_WEIGHT = 1.0
-# (ways, side) -> how surely each way's dice read as faces, 0-1: the reader's cost is mostly in each
-# time it is asked (each pass of its own over the dice it is given), not in each die, so it is asked
-# once for the whole frame
-Judge = Callable[[list[list[Blob]], float], list[float]]
-
-
-def _misfit(blobs: list[Blob], side: float) -> float:
-    """How far the pieces are from die-sized squares (0 for perfect dice)."""
-    out = 0.0
-    for b in blobs:
-        short = math.sqrt(b.area / max(b.fill * b.aspect, 1e-3))
-        out += abs(short / side - 1) + abs(short * b.aspect / side - 1)
-    return out / max(len(blobs), 1)
-
-
-def plans(g: Region, side: float) -> dict[int, tuple[float, list[Blob]]]:
-    """The plausible ways to read the region: dice count -> (cost, dice). Empty when it is no die."""
-    x = estimate(g, side)
-    if x is None:
-        return {}
-    best = max(1, int(round(x)))
-    if best > MAX_GROUP:
-        return {}
-    counts = [n for n in (best - 1, best, best + 1) if n >= 1 and (n == best or abs(x - n) < PLAUSIBLE)]
-    if len(counts) == 1:
-        return {best: (0.0, split(g, best, side))}
-    out = {}
-    for n in counts:
-        blobs = split(g, n, side)
-        out[n] = (abs(x - n) + SHAPE_WEIGHT * _misfit(blobs, side), blobs)
-    return out
-
-
-def _close(ways: dict) -> list[int]:
-    """The counts whose cost is still within the judge's reach of the cheapest."""
-    best_cost = min(cost for cost, _ in ways.values())
-    return [n for n, (cost, _) in ways.items() if cost < best_cost + JUDGE_WEIGHT]
-
-
-def judged(options: list[dict], side: float, judge: Judge) -> list[dict]:
-    """options (plans of each region) with the judge's say added: a way still close to the cheapest
-    costs JUDGE_WEIGHT x (1 - how surely its dice read as faces) more, any other way JUDGE_WEIGHT.
-    Regions the judge cannot change are handed over with it (their one close way), in the one
-    question: the reader reads those dice anyway, and keeps what it read."""
-    close = [_close(p) for p in options]
-    if not any(len(c) > 1 for c in close):
-        return options  # the judge reads dice, which takes time: not when it could change nothing
-    asked = [(i, n) for i, c in enumerate(close) for n in c]
-    verdict = dict(zip(asked, judge([options[i][n][1] for i, n in asked], side)))
-    return [p if len(c) == 1 else
-            {n: (cost + JUDGE_WEIGHT * (1 - verdict[i, n] if n in c else 1), blobs) for n, (cost, blobs) in p.items()}
-            for i, (p, c) in enumerate(zip(options, close))]
-
-
-def choose(regions: list[Region], side: float, expected=None, judge: Judge | None = None) -> tuple[list[Blob], str | None]:
-    """The dice of all regions, and a sentence when they cannot be the number thrown (judge: when
-    a region could hold more than one number of dice, how surely each way's dice read as faces)."""
-    options = [p for p in (plans(g, side) for g in regions) if p]
-    if judge is not None:
-        options = judged(options, side, judge)
-    picks = [min(p, key=lambda n: p[n][0]) for p in options]
-    check = None
-    if expected is not None:
-        wanted = set(thrown_counts(expected))
-        if sum(picks) not in wanted:
-            ambiguous = [i for i, p in enumerate(options) if len(p) > 1][:8]
-            best = None
-            # few regions are ever ambiguous at once; trying every combination of theirs is cheap
-            for combo in product(*[sorted(options[i]) for i in ambiguous]):
-                trial = list(picks)
-                for i, n in zip(ambiguous, combo):
-                    trial[i] = n
-                cost = sum(options[i][n][0] for i, n in enumerate(trial))
-                if sum(trial) in wanted and (best is None or cost < best[0]):
-                    best = (cost, trial)
-            if best is not None:
-                picks = best[1]
-            else:
-                check = count_check(sum(picks), expected)
-    return [b for p, n in zip(options, picks) for b in p[n][1]], check
-
-
-def count_check(seen: int, expected) -> str | None:
-    """The sentence for seen dice where the number thrown (see thrown_counts) is another; None if it is one."""
-    wanted = set(thrown_counts(expected))
-    if seen in wanted:
-        return None
-    thrown = " or ".join(str(n) for n in sorted(wanted))
-    return f"the tray shows {seen} {'die' if seen == 1 else 'dice'} where {thrown} {'was' if wanted == {1} else 'were'} thrown"
-
-
-def _seeded_kmeans(pts: np.ndarray, k: int) -> np.ndarray:
-    """Deterministic k-means of pixel coordinates, seeded at points far apart (a 2x2 block's
-    corners, an L's ends and elbow), so every die gets its own seed whatever the arrangement."""
-    centre = pts.mean(0)
-    seeds = [pts[((pts - centre) ** 2).sum(1).argmax()]]
-    d = ((pts - seeds[0]) ** 2).sum(1)
-    while len(seeds) < k:
-        seeds.append(pts[d.argmax()])
-        d = np.minimum(d, ((pts - seeds[-1]) ** 2).sum(1))
-    first = ((pts[:, None, :] - np.array(seeds)[None]) ** 2).sum(2).argmin(1).astype(np.int32).reshape(-1, 1)
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 15, 0.05)
-    _, labels, _ = cv2.kmeans(pts.astype(np.float32), k, first, criteria, 1, cv2.KMEANS_USE_INITIAL_LABELS)
-    return labels.ravel()
-
-
-def split(g: Region, n: int, side: float) -> list[Blob]:
-    """The region cut into n dice (none when n is 0)."""
-    if n <= 0:
-        return []
-    if n == 1:
-        return [Blob(g.x, g.y, side, g.angle, g.area, g.fill, g.long / g.short, 1)]
-    mask, x0, y0 = solid(g.contours)
-    ys, xs = np.nonzero(mask[::2, ::2])  # every other pixel is plenty to place the cuts
-    pts = np.stack([xs, ys], 1).astype(np.float64) * 2
-    labels = _seeded_kmeans(pts, n)
-    out = []
-    for i in range(n):
-        part = pts[labels == i]
-        if len(part) < 5:
-            continue
-        cx, cy, short, long_, ang, fill = rect_stats(part, len(part) * 4.0)
-        out.append(Blob(cx + x0, cy + y0, side, ang, len(part) * 4.0, fill, long_ / short, n))
-    return out

@@ -7,7 +7,7 @@ die. Three levels: black faces (below 0.34 of the tray), the faces of lighter
 dark dice (smoky, navy, purple: below 0.45), and the lighter rounded rim round
 a face (below 0.62, taken only next to a face, so a shadow is not). Dark
 regions are then counted and cut apart in units of the die's side (see
-clusters.py); the number of dice thrown, when known, settles the ambiguous ones.
+clusters.py, counting.py); the number of dice thrown, when known, settles the ambiguous ones.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .clusters import (DEFAULT_SIDE, Blob, agreed_side, choose, cut_necks, find_regions, measure_side, merge_slivers,
-                       on_grid, Region, side_for_count, smaller_die, square_sides)
+from .clusters import (DEFAULT_SIDE, Blob, agreed_side, cut_necks, find_regions, measure_side, merge_slivers, on_grid,
+                       Region, side_for_count, smaller_die, square_sides)
+from .counting import choose
 
 CORE_RATIO = 0.45  # a die's face: black ~0.15-0.3 of the tray's brightness, smoky, navy, purple up to ~0.45
 BLACK_RATIO = 0.34  # a black die's face; a lamp's shadow on the tray rarely gets this dark
@@ -197,7 +198,7 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
     ways to split a cluster, and `check` says so when no plausible way gives that many dice. dark: see
     die_masks (calibrated for the tray; 1.0 for a light one). judge(ways, side, tray): how surely
     each way's dice cut from this frame read as faces (0-1 each), to choose between ways of cutting
-    touching dice (clusters.Judge)."""
+    touching dice (counting.Judge)."""
     small = cv2.resize(frame, SMALL, interpolation=cv2.INTER_AREA)
     level, tray = tray_level(frame, small)
     hand, hand_mask = find_hand(small, tray)

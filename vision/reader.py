@@ -11,7 +11,8 @@ import numpy as np
 from companion.errors import ImageError
 
 from . import MAX_PIXELS
-from .clusters import DEFAULT_SIDE, count_check
+from .clusters import DEFAULT_SIDE
+from .counting import count_check
 from .detect import DARKER, Detection, detect, size_off
 from .features import dice_maps, dice_views
 from .model import CLASSES, MAX_LARGER, Model, load_model
@@ -137,7 +138,7 @@ class DiceReader:
         in seen (by blob), so that classify need not read them again."""
         seen = {} if seen is None else seen
 
-        def judge(ways, side, tray):  # every way's dice read in one pass (clusters.Judge)
+        def judge(ways, side, tray):  # every way's dice read in one pass (counting.Judge)
             dice = self.classify(frame, Detection([b for way in ways for b in way], False, side, tray), seen)
             ends = np.cumsum([0] + [len(way) for way in ways])
             return [faces_read(dice[a:b]) for a, b in zip(ends[:-1], ends[1:])]

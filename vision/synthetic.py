@@ -18,7 +18,8 @@ from companion.commands import DICE_FACES
 from companion.errors import CameraError
 
 from .frames import FrameSource
-from .render import HEIGHT, WIDTH, compose, place_dice, random_rig
+from .layout import HEIGHT, WIDTH, place_dice
+from .render import compose, random_rig
 
 
 class SyntheticCamera(FrameSource):
