@@ -206,7 +206,8 @@ def _two_sets(seed, scale=0.72):
     rng, rig = _plain_rig(seed)
     size, small = rig.die_size, rig.die_size * scale
     ours = [("bee", 200, 200, 0.3), ("honey", 420, 320, 0.9)]
-    others = [("zzz", 320, 110, 0.2), *[("bee", x, y, a) for x, y, a in layout.cluster_spots("corner", 480, 140, small, 0.4 + 0.3 * seed)]]
+    corner = layout.cluster_spots("corner", 480, 140, small, 0.4 + 0.3 * seed)
+    others = [("zzz", 320, 110, 0.2), *[("bee", x, y, a) for x, y, a in corner]]
     img = render._tray(rig, rng)
     truths = []
     for dice, s in ((ours, size), (others, small)):

@@ -97,7 +97,8 @@ def judged(options: list[dict], side: float, judge: Judge) -> list[dict]:
             for i, (p, c) in enumerate(zip(options, close))]
 
 
-def choose(regions: list[Region], side: float, expected=None, judge: Judge | None = None) -> tuple[list[Blob], str | None]:
+def choose(regions: list[Region], side: float, expected=None,
+           judge: Judge | None = None) -> tuple[list[Blob], str | None]:
     """The dice of all regions, and a sentence when they cannot be the number thrown (judge: when
     a region could hold more than one number of dice, how surely each way's dice read as faces)."""
     options = [p for p in (plans(g, side) for g in regions) if p]
@@ -131,7 +132,8 @@ def count_check(seen: int, expected) -> str | None:
     if seen in wanted:
         return None
     thrown = " or ".join(str(n) for n in sorted(wanted))
-    return f"the tray shows {seen} {'die' if seen == 1 else 'dice'} where {thrown} {'was' if wanted == {1} else 'were'} thrown"
+    dice, were = "die" if seen == 1 else "dice", "was" if wanted == {1} else "were"
+    return f"the tray shows {seen} {dice} where {thrown} {were} thrown"
 
 
 def _seeded_kmeans(pts: np.ndarray, k: int) -> np.ndarray:
