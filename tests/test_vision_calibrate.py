@@ -495,7 +495,6 @@ def test_zombee_dice_whose_colours_tell_faces_apart_are_compared_by_symbol_maps(
     assert model.net is not None and model.descriptor == "map"
 
 
-
 @pytest.mark.parametrize("gains", [(2.0, 1.1, 1.9), (2.4, 1.5, 1.1)], ids=["purple", "navy"])
 def test_dice_of_a_lighter_dark_colour_are_read_by_which_side_of_each_edge_is_lighter(tmp_path, gains):
     """Purple or navy dice (bench/cameras.py's purple_dice and navy_dice): a dark body lighter than
