@@ -162,7 +162,6 @@ def test_a_model_comparing_views_keeps_them_through_its_file(tmp_path):
         back.predict_proba(protos[:, :vm.DIM])
 
 
-
 def test_signed_views_are_kept_through_the_file_and_older_files_read_as_unsigned(tmp_path):
     from vision.features import SIGNED_VIEW_DIM, VIEW_DIM
 
@@ -182,6 +181,7 @@ def test_signed_views_are_kept_through_the_file_and_older_files_read_as_unsigned
         np.savez(fh, **dict(data, protos=data["protos"][:, :VIEW_DIM], signed=np.array(True)))
     with pytest.raises(vm.ModelError, match="odd.npz.*shape"):
         vm.load_model(tmp_path / "odd.npz")
+
 
 def test_one_odd_prototype_of_another_face_cannot_decide_alone(tmp_path):
     # face 0 has three copies of its symbol; face 1 has one odd copy sitting next to the die (a 2

@@ -23,8 +23,8 @@ from .art import bee as draw_bee
 from .art import honey as draw_honey
 from .art import pips as draw_pips
 from .art import texture as surface
-from .layout import HEIGHT, WIDTH, place_dice
 from .art import zzz as draw_zzz
+from .layout import HEIGHT, WIDTH, place_dice
 
 COCKED = "cocked"  # label of a die that does not lie flat: not a readable face
 FACE_PX = 96  # faces are drawn large then shrunk, so small symbols keep smooth edges
