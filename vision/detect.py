@@ -230,7 +230,7 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
         return regions
 
     pick = None if judge is None else (lambda ways, s: judge(ways, s, tray))
-    dice, check = choose(regions_at(regions, side), side, expected, pick)
+    dice, check = choose(regions_at(regions, side), side, expected, pick, known)
     if check and not known:
         # With every die touching another (a 2x2 block, an L) the frame shows no lone die, and a
         # block passes for one big die. The number thrown and the dark area they cover give the side,
