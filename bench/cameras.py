@@ -1,14 +1,14 @@
 """How the dice reader holds up under another camera: the real photos, changed as another camera,
 lamp or tray would change them, calibrated and read again.
 
-    python bench/cameras.py [--photos ../shared/dice-photos] [--only scale_2,felt_0.55] [--seeds 4]
+    python bench/cameras.py [--photos ../shared/dice-photos] [--only scale_2,felt_0.55] [--seeds 4] [--combined]
 
 Each change is applied to every photo of the set (calibration, test/, test_raw/; labels moved with
 a change of size), then the set is calibrated from its calibration/ folder and test/ and test_raw/
 are read and scored as the set's score.py scores them. Printed per change: calibration's own check,
 dice read right, 5- and 6-pip dice read unknown, dice read surely (confidence >= 0.9) and wrong,
-extra dice, and the totals over every change. Nothing here is tuned to: the reader never sees
-these changed photos anywhere else.
+extra dice, and the totals over every change. --combined runs, instead, a few changes at once
+(COMBINED). Nothing here is tuned to: the reader never sees these changed photos anywhere else.
 
 Calibration draws its jittered copies of each die and its mixtures at random (seed 0 by default),
 and with some 24 dice to learn from, one seed's total moves by a few percent from the next's: 1467,
@@ -129,6 +129,30 @@ CHANGES = {  # name: (what it stands for, change, where a labelled point goes: a
 }
 
 
+# Several changes at once, as one camera, lamp and table bring them (the bench's own changes, applied
+# in turn): where the reader loses most. Run with --combined; the totals above leave them out.
+COMBINED = {
+    "navy_cool": ("navy dice under a cool lamp", ("navy_dice", "cool_lamp")),
+    "cheap_cam": ("a cheap webcam: dark corners, a contrasty tone curve, coarse JPEG",
+                  ("vignette_0.5", "gamma_1.6", "jpeg_60")),
+    "dim_soft": ("a dim, noisy room and a soft focus", ("dim_noisy", "blur_1")),
+    "felt_shake": ("green felt and a shaken camera", ("felt_0.7", "shake_7")),
+    "phone_cool": ("a phone's 3x pixels under a cool lamp", ("scale_3", "cool_lamp")),
+    "purple_warm": ("purple dice, a warm lamp, coarse JPEG", ("purple_dice", "warm_lamp", "jpeg_60")),
+    "wood_dim": ("a darker wooden table in a dim room", ("wood_0.6", "dim")),
+    "navy_washed": ("navy dice, a washed-out webcam", ("navy_dice", "gamma_0.6")),
+}
+
+
+def combined(names) -> tuple:
+    """(change, move) of CHANGES' names applied in turn (each moves labels by a factor)."""
+    def change(img):
+        for name in names:
+            img = np.asarray(CHANGES[name][1](img)).astype(np.uint8)
+        return img
+    return change, float(np.prod([CHANGES[name][2] for name in names]))
+
+
 def changed_set(photos: Path, out: Path, change, move) -> None:
     shapes = {}
     for f in photos.rglob("*.jpg"):
@@ -184,6 +208,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--photos", type=Path, default=ROOT.parent / "shared" / "dice-photos")
     ap.add_argument("--only", help="comma-separated change names: " + ", ".join(CHANGES))
+    ap.add_argument("--combined", action="store_true",
+                    help="the combined changes instead (several at once): " + ", ".join(COMBINED))
     ap.add_argument("--seeds", type=int, default=1, metavar="N",
                     help="calibrate each change with seeds 0..N-1 (the jittered copies and mixtures it draws) and "
                          "add up the readings of all N: one seed's figure moves by a few percent from seed to seed")
@@ -193,14 +219,15 @@ def main(argv=None) -> int:
         return 1
     cv2.setNumThreads(1)
     match = dice_photos.scorer(args.photos).match
-    names = args.only.split(",") if args.only else list(CHANGES)
+    table = {name: (what, *combined(parts)) for name, (what, parts) in COMBINED.items()} if args.combined else CHANGES
+    names = args.only.split(",") if args.only else list(table)
     total = dict(dice=0, right=0, five_six=0, unknown56=0, sure=0, sure_wrong=0, extra=0)
     per_seed = np.zeros((args.seeds, 2), int)  # dice right, 5/6 unknown
     started = time.perf_counter()
     print(f"{'change':12} {'own check':>9} {'dice right':>16} {'5/6 unknown':>12} {'sure, wrong':>12} {'extra':>5}  compares"
           + (f"   (each change's counts: {args.seeds} calibrations added up)" if args.seeds > 1 else ""))
     for name in names:
-        what, change, move = CHANGES[name]
+        what, change, move = table[name]
         s, checks, compares = dict.fromkeys(total, 0), [], set()
         with tempfile.TemporaryDirectory() as d:
             changed_set(args.photos, Path(d), change, move)
