@@ -21,7 +21,7 @@ from .clusters import DARK_SHARE, Blob, Region, rect_stats, solid, thrown_counts
 
 MAX_GROUP = 9  # more dice than this in one dark region: a rim or a shadowed corner, not dice
 PLAUSIBLE = 0.75  # how far (in dice) a count may stray from a region's own estimate to meet the hint
-# how much less of its area a calibrated die-sized square may hold dark: on the real photos repainted
+# how much less of its area may be dark where it spans a calibrated die: on the real photos repainted
 # as green felt and shaken by the camera, fives and sixes read unknown 18 of 22 times instead of 8
 SQUARE_RELIEF = 0.2
 
@@ -30,11 +30,13 @@ def estimate(g: Region, side: float, known: bool = False) -> float | None:
     """How many dice the region holds, as a real number; None when it is no die at all. known: the
     side was calibrated, not measured from this frame."""
     unit = side * side
-    # A die-sized square whose face is in good part lighter than a die's: a shaken camera smears a 5's
-    # or a 6's white pips over it. Only a calibrated side says the square is a die of ours: measured
-    # from the frame, it fits a light die with dark pips as well.
-    square = known and g.short > 0.9 * side and g.long < 1.2 * side and g.fill > 0.75
-    share = DARK_SHARE - (SQUARE_RELIEF if square else 0.1 if g.area > 0.8 * unit else 0)
+    # A die-sized square, or slivers that join into a die's span, in good part lighter than a die's
+    # face: a shaken camera smears a 5's or a 6's white pips over it, a reflection across a glossy die
+    # of a lighter colour cuts it in two. Only a calibrated side says it is a die of ours: measured from
+    # the frame, a square fits a light die with dark pips as well. One ragged piece is no such die (a
+    # gold die with black pips on the real photos gave one that spans a die).
+    spans = known and g.short > 0.9 * side and g.long < 1.2 * side and (g.fill > 0.75 or len(g.contours) > 1)
+    share = DARK_SHARE - (SQUARE_RELIEF if spans else 0.1 if g.area > 0.8 * unit else 0)
     if g.area < 0.4 * unit or g.short < 0.45 * side or g.dark < share:
         return None  # specks, pips or the shaded half of a light die, a thin rim edge, a wall's dark line
     if 1.3 * side < g.short < 1.8 * side and g.fill > 0.75:
