@@ -135,14 +135,22 @@ def test_the_judge_is_asked_once_for_every_ambiguous_cluster_of_a_frame_and_its_
         counts.append(n_more - n_fewer)
     assert any(counts)
 
-def test_a_highlight_across_a_glossy_die_still_gives_one_die():
-    # A lamp's reflection as a bright band across the face leaves two dark slivers of one die.
-    rng, rig = _plain_rig(3)
+def _reflected(seed, width, **art):
+    """(scene, image, side): a honey die with a lamp's reflection, a bright band width sides wide, across
+    its face, and a bee die apart."""
+    rng, rig = _plain_rig(seed, **art)
     size = rig.die_size
     scene = render.compose(rng, rig, [("honey", 300, 240, 0.4), ("bee", 120, 110, 0.1)], size)
     img = scene.image.copy()
     d = size * 0.7
-    cv2.line(img, (int(300 - d), int(240 + d)), (int(300 + d), int(240 - d)), (235, 235, 235), max(3, int(size * 0.22)))
+    cv2.line(img, (int(300 - d), int(240 + d)), (int(300 + d), int(240 - d)), (235, 235, 235),
+             max(3, int(size * width)))
+    return scene, img, size
+
+
+def test_a_highlight_across_a_glossy_die_still_gives_one_die():
+    # A lamp's reflection as a bright band across the face leaves two dark slivers of one die.
+    scene, img, size = _reflected(3, 0.22)
     for det in (detect(img), detect(img, side=size)):
         assert len(det.dice) == 2
         assert _near(det.dice, scene.dice, size)
@@ -154,12 +162,7 @@ def test_a_purple_die_a_wide_reflection_cuts_in_two_is_found_once_the_side_is_kn
     purple face is light enough that only 54 % of them is dark: the die was dropped as the shaded half
     of a light die. Once calibration has taught the side, what spans a die asks for less dark
     (counting.SQUARE_RELIEF)."""
-    rng, rig = _plain_rig(4, body=(82, 50, 74), bevel=100)
-    size = rig.die_size
-    scene = render.compose(rng, rig, [("honey", 300, 240, 0.4), ("bee", 120, 110, 0.1)], size)
-    img = scene.image.copy()
-    d = size * 0.7
-    cv2.line(img, (int(300 - d), int(240 + d)), (int(300 + d), int(240 - d)), (235, 235, 235), int(size * 0.38))
+    scene, img, size = _reflected(4, 0.38, body=(82, 50, 74), bevel=100)
     dice = detect(img, side=size).dice
     assert len(dice) == 2 and _near(dice, scene.dice, size), dice
 
@@ -270,12 +273,18 @@ def test_our_die_cut_by_the_frame_under_a_reflection_or_cocked_still_counts():
 PHOTOS = Path(__file__).parent / "fixtures" / "dice-photos"
 
 
-def test_real_photos_every_dark_die_once_and_nothing_on_light_dice():
-    # Calibrated as `companion vision calibrate` does: the empty sheet, the die size from the face photos.
-    background = cv2.resize(brightest(read_image(next((PHOTOS / "calibration" / "empty").glob("*.jpg")))),
+def _calibrated_sheet(change=lambda img: img):
+    """(background, side) as `companion vision calibrate` finds them in the fixture photos as change
+    shows them: the empty sheet, and the die size from the face photos."""
+    background = cv2.resize(brightest(change(read_image(next((PHOTOS / "calibration" / "empty").glob("*.jpg"))))),
                             SMALL, interpolation=cv2.INTER_AREA)
-    side = float(np.median([detect(read_image(p), background=background).side
+    side = float(np.median([detect(change(read_image(p)), background=background).side
                             for p in sorted((PHOTOS / "calibration").glob("[bhz]*/*.jpg"))]))
+    return background, side
+
+
+def test_real_photos_every_dark_die_once_and_nothing_on_light_dice():
+    background, side = _calibrated_sheet()
     labels = json.loads((PHOTOS / "detect" / "labels.json").read_text())
     for name, lab in labels.items():
         dice = detect(read_image(PHOTOS / "detect" / name), side=side, background=background).dice
@@ -301,10 +310,7 @@ def test_a_five_whose_pips_a_shaken_camera_smears_over_its_face_is_found_on_gree
     def shaken_felt(img):
         return cv2.filter2D(felt(img, 0.7), -1, np.full((1, 7), 1 / 7, np.float32))
 
-    background = cv2.resize(brightest(shaken_felt(read_image(next((PHOTOS / "calibration" / "empty").glob("*.jpg"))))),
-                            SMALL, interpolation=cv2.INTER_AREA)
-    side = float(np.median([detect(shaken_felt(read_image(p)), background=background).side
-                            for p in sorted((PHOTOS / "calibration").glob("[bhz]*/*.jpg"))]))
+    background, side = _calibrated_sheet(shaken_felt)
     name = "t1_IMG_20191208_112710.jpg"
     five = next(t for t in json.loads((PHOTOS / "read" / "labels.json").read_text())[name]["dice"] if t["value"] == 5)
     dice = detect(shaken_felt(read_image(PHOTOS / "read" / name)), side=side, background=background).dice
