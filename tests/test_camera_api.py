@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from table_companion.demo import demo_camera, lay_apart
@@ -20,6 +21,10 @@ AUTH = {"Authorization": f"Bearer {PIN}"}
 def rig(table, tmp_path):
     camera = demo_camera()
     camera.realtime = False
+    # where the dice land is drawn at random: fixed here, so that a test never depends on the draw (the
+    # default model read the demo's zzz below 0.9 in about 1 in 40 placements, and then a capture of
+    # honey beside it was rightly taken: only a sure other face refuses one)
+    camera.rng = np.random.default_rng(0)
     latest = LatestFrame()
     reader = DiceReader()
     camera_ok = [True]
