@@ -28,7 +28,8 @@ SQUARE_RELIEF = 0.2
 
 def estimate(g: Region, side: float, known: bool = False) -> float | None:
     """How many dice the region holds, as a real number; None when it is no die at all. known: the
-    side was calibrated, not measured from this frame."""
+    side was given, not measured from this frame (calibrated; or the half size the reader tries on a
+    block that may be four dice, DiceReader.cut_in_half)."""
     unit = side * side
     # A die-sized square, or slivers that join into a die's span, in good part lighter than a die's
     # face: a shaken camera smears a 5's or a 6's white pips over it, a reflection across a glossy die
@@ -112,7 +113,7 @@ def choose(regions: list[Region], side: float, expected=None,
            judge: Judge | None = None, known: bool = False) -> tuple[list[Blob], str | None]:
     """The dice of all regions, and a sentence when they cannot be the number thrown (judge: when
     a region could hold more than one number of dice, how surely each way's dice read as faces;
-    known: the side was calibrated)."""
+    known: the side was given, see estimate)."""
     options = [p for p in (plans(g, side, known) for g in regions) if p]
     if judge is not None:
         options = judged(options, side, judge)
