@@ -32,6 +32,8 @@ def test_round_trip_keeps_predictions(tmp_path):
     m.shrink = 0.35  # a camera close over the tray: its frames are read at a third of their size
     assert m.soften == 0  # the shipped network and prototypes learned unblurred edges
     m.soften = 0.6  # a calibrated model's views are made from a blurred crop
+    assert m.nudge == 0  # the shipped model reads each die from one cut
+    m.nudge = 0.03  # a calibrated pip model reads a doubtful die again from cuts nudged off centre
     path = tmp_path / "m.npz"
     vm.save_model(m, path)
     back = vm.load_model(path)
@@ -43,6 +45,17 @@ def test_round_trip_keeps_predictions(tmp_path):
     assert back.needs_symbols == m.needs_symbols
     assert back.side == pytest.approx(31.5) and back.dark == pytest.approx(1.45)
     assert back.shrink == pytest.approx(0.35) and back.soften == pytest.approx(0.6)
+    assert back.nudge == pytest.approx(0.03)
+
+
+def test_a_die_read_from_several_cuts_is_as_near_each_face_as_its_nearest_cut():
+    m = vm.load_model()
+    rng = np.random.default_rng(3)
+    views = (m.protos[:3, None] + rng.normal(0, 0.05, (3, 8, m.protos.shape[1]))).astype(np.float32)
+    nudged = (m.protos[:3, None] + rng.normal(0, 0.05, (3, 32, m.protos.shape[1]))).astype(np.float32)
+    both = m.distances(np.concatenate([views, nudged], axis=1))
+    apart = np.stack([m.distances(views)] + [m.distances(nudged[:, 8 * k:8 * k + 8]) for k in range(4)])
+    assert np.allclose(both, apart.min(axis=0), atol=1e-4)
 
 
 def test_a_calibrated_tray_keeps_its_own_colour_and_only_a_change_of_light_is_divided_out(tmp_path):

@@ -29,7 +29,7 @@ from .clusters import MIN_SIDE
 from .detect import detect
 from . import adapt
 from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
-from .features import PATCH, SOFTEN, VIEW_PATCH
+from .features import NUDGE, PATCH, SOFTEN, VIEW_PATCH
 from .model import CLASSES, UNKNOWN, Model, gated, load_model, white
 from .net import edges_read
 from .reader import DiceReader, read_image
@@ -322,6 +322,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         # what neither has seen (the default's wider radius); it cannot be asked to forget a face
         model.radius, report, _ = nets[pick]
         model.net, model.own_weight = adapt.adapted(base.net, seen, truth, UNKNOWN), OWN_WEIGHT
+        model.nudge = 0.0  # the network names the face from the one cut: nudged cuts took time and changed nothing
         report["untaught_unknown"] = None
     model.report = report
     model.report["network"] = model.net is not None
@@ -387,8 +388,8 @@ def _fit(descriptor: str, dice: list, photo_count: dict, rng) -> tuple[Model, np
         protos = np.concatenate([protos, first_view(mixes)])
         labels = np.concatenate([labels, np.full(len(mixes), UNKNOWN)])
     scale, radius = fit_confidence(d, truth, margin=RADIUS_MARGIN, likelihood=descriptor == "views")
-    model = Model(protos, labels, scale=scale, radius=radius, kind="calibrated",
-                  descriptor=descriptor, neighbours=NEIGHBOURS, soften=soften, signed=signed)
+    model = Model(protos, labels, scale=scale, radius=radius, kind="calibrated", descriptor=descriptor,
+                  neighbours=NEIGHBOURS, soften=soften, signed=signed, nudge=NUDGE if descriptor == "views" else 0.0)
     report = quality(model.proba(d.copy()), truth, photo_count, model.threshold)
     report["untaught_unknown"] = round(untaught_unknown(model, d, truth), 3)
     faces_only = d.copy()

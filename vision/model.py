@@ -39,6 +39,7 @@ UNKNOWN = CLASSES.index("unknown")
 DEFAULT_PATH = Path(__file__).with_name("models") / "default.npz"
 WIDTH = {"map": DIM, "views": VIEW_DIM}  # numbers in a prototype of each descriptor
 MAX_LARGER = 3.0  # the most a frame is enlarged (Model.shrink): dice smaller still are too few pixels to read
+MAX_NUDGE = 0.2  # of a side (Model.nudge): farther, a cut would leave a part of the face out
 MAX_SOFTEN = 3.0  # a blur wider than this (Model.soften) would leave a 38 px crop no edge to read
 
 
@@ -66,6 +67,7 @@ class Model:
     own_weight: float = 0.0  # with a network: how much the prototypes' own choice of face counts (see gated)
     soften: float = 0.0  # views: each crop blurred by this (sigma, px) first (features.SOFTEN; not the network's)
     signed: bool = False  # views: edge directions over a whole turn (features.SIGNED_BINS; not the network's)
+    nudge: float = 0.0  # views: each die also cut this much of a side off centre four ways, read as the nearest cut
     # (protos, as float32 columns, their squared lengths, each class's columns): worked out once (_prototypes)
     _compared: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -88,20 +90,23 @@ class Model:
     def distances(self, x: np.ndarray) -> np.ndarray:
         """(n, len(CLASSES)) distance from each die to the nearest prototypes of each class (the root
         mean square over `neighbours` of them; inf: none), in the nearest of its eight quarter turns
-        and mirrors. x: (n, DIM) symbol maps, or (n, 8, VIEW_DIM) views when the model compares views."""
+        and mirrors. x: (n, DIM) symbol maps, or (n, 8, VIEW_DIM) views when the model compares views,
+        or (n, 8k, VIEW_DIM), the views of k cuts of each die (features.dice_views' nudge): each class
+        is then as near as the nearest cut brings it."""
         x = np.asarray(x, np.float32)
         q = (x if x.ndim == 3 else dihedral(x)).reshape(-1, x.shape[-1])
         pt, p2, columns = self._prototypes()
         if q.shape[1] != pt.shape[0]:
             raise ValueError(f"this model compares {self.descriptor}s of {pt.shape[0]} numbers, got {q.shape[1]}")
         d2 = (q * q).sum(1)[:, None] + p2[None] - 2 * q @ pt
-        d2 = d2.reshape(len(x), 8, len(p2)).min(axis=1)
-        out = np.full((len(x), len(CLASSES)), np.inf, np.float32)
+        cuts = q.shape[0] // (8 * len(x))
+        d2 = d2.reshape(len(x) * cuts, 8, len(p2)).min(axis=1)
+        out = np.full((len(x) * cuts, len(CLASSES)), np.inf, np.float32)
         for c, cols in columns:
             mine = d2[:, cols]
             k = min(self.neighbours, mine.shape[1])
             out[:, c] = mine.min(axis=1) if k <= 1 else np.partition(mine, k - 1, axis=1)[:, :k].mean(axis=1)
-        return np.sqrt(np.maximum(out, 0))
+        return np.sqrt(np.maximum(out.reshape(len(x), cuts, -1).min(axis=1), 0))
 
     def _prototypes(self) -> tuple:
         """(prototypes as float32, one per column, their squared lengths, (class, its columns) of each
@@ -174,7 +179,7 @@ def save_model(model: Model, path) -> None:
         format_version=np.array(FORMAT_VERSION), classes=np.array(CLASSES), kind=np.array(model.kind),
         descriptor=np.array(model.descriptor), neighbours=np.array(model.neighbours, np.int16),
         own_weight=np.array(model.own_weight, np.float32), soften=np.array(model.soften, np.float32),
-        signed=np.array(model.signed),
+        signed=np.array(model.signed), nudge=np.array(model.nudge, np.float32),
         protos=model.protos.astype(np.float16), labels=model.labels.astype(np.int8),
         scale=np.array(model.scale, np.float32), radius=np.array(model.radius, np.float32),
         side=np.array(model.side, np.float32), dark=np.array(model.dark, np.float32),
@@ -260,4 +265,5 @@ def _load(path: Path) -> Model:
                  threshold=float(data.get("threshold", 0.5)), report=report, net=net, descriptor=descriptor,
                  neighbours=max(1, int(data.get("neighbours", 1))),
                  own_weight=float(np.clip(data.get("own_weight", 0.0), 0.0, 1.0)),
-                 soften=float(np.clip(np.nan_to_num(data.get("soften", 0.0)), 0.0, MAX_SOFTEN)), signed=signed)
+                 soften=float(np.clip(np.nan_to_num(data.get("soften", 0.0)), 0.0, MAX_SOFTEN)), signed=signed,
+                 nudge=float(np.clip(np.nan_to_num(data.get("nudge", 0.0)), 0.0, MAX_NUDGE)))

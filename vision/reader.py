@@ -15,7 +15,7 @@ from .clusters import DEFAULT_SIDE
 from .counting import count_check
 from .detect import DARKER, Detection, detect, size_off
 from .features import dice_maps, dice_views
-from .model import CLASSES, MAX_LARGER, Model, load_model
+from .model import CLASSES, MAX_LARGER, UNKNOWN, Model, load_model
 from .net import edges_read
 from .symbol import dice_symbols
 
@@ -91,6 +91,7 @@ BIG_SIDE = 52.0  # a die measured larger than this (in the picture worked on) is
 SMALL_SIDE = 20.0  # calibrated on dice measured smaller than this, the reader works on an enlarged copy
 BLOCK_LOOK = 1.45  # of the usual side: dice first measured this large may be touching dice measured whole
 CLEARLY_BETTER = 0.1  # mean face confidence by which dice cut at half the size must beat the whole ones
+SURE = 0.9  # a die read less surely than this by a model that nudges (Model.nudge) is read again from its cuts
 CLEARLY_MOVED = 1.15  # dice measured this much off their calibrated size, some unknown, may be read at it
 
 
@@ -253,6 +254,18 @@ class DiceReader:
                 reading = DiceReader(replace(self.model, dark=dark)).read(frame)
         return reading
 
+    def _nudged(self, frame: np.ndarray, det: Detection, todo: list, probs: np.ndarray, read: tuple) -> None:
+        """probs of the dice in todo that read less surely than SURE, read again from five cuts each, the
+        one read and four nudged off centre (model.Model.nudge), in place. read: the maps, symbol
+        statistics, views and network views of todo (None where the model takes none)."""
+        again = np.flatnonzero((probs.argmax(axis=1) == UNKNOWN) | (probs.max(axis=1) < SURE))
+        if not len(again):
+            return
+        x, extra, views, net_views = (None if a is None else a[again] for a in read)
+        nudged = dice_views(frame, [todo[i] for i in again], det.side, det.tray, self.model.white(det.tray),
+                            self.model.soften, self.model.signed, self.model.nudge)
+        probs[again] = self.model.predict_proba(x, extra, np.concatenate([views, nudged], axis=1), net_views)
+
     def classify(self, frame: np.ndarray, det: Detection, seen: dict | None = None) -> list[Die]:
         """The face of each die det found in frame. seen: dice of this frame already read, by blob
         (read again otherwise); the ones read here are added to it."""
@@ -267,11 +280,14 @@ class DiceReader:
             if self.model.needs_views:
                 light = self.model.white(det.tray)
                 views = dice_views(frame, todo, det.side, det.tray, light, self.model.soften, self.model.signed)
-                if (self.model.soften or self.model.signed) and self.model.net is not None \
+                if (self.model.soften or self.model.signed or self.model.nudge) and self.model.net is not None \
                         and edges_read(self.model.net):
-                    # the network learned unblurred, unsigned edges
+                    # the network learned unblurred, unsigned edges of one cut
                     net_views = dice_views(frame, todo, det.side, det.tray, light)
-            for b, p in zip(todo, self.model.predict_proba(x, extra, views, net_views)):
+            probs = self.model.predict_proba(x, extra, views, net_views)
+            if self.model.nudge and self.model.descriptor == "views":
+                self._nudged(frame, det, todo, probs, (x, extra, views, net_views))
+            for b, p in zip(todo, probs):
                 k = int(p.argmax())
                 face, conf = CLASSES[k], float(p[k])
                 if face != "unknown" and conf < self.model.threshold:
