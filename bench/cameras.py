@@ -5,7 +5,8 @@ lamp or tray would change them, calibrated and read again.
 
 Each change is applied to every photo of the set (calibration, test/, test_raw/; labels moved with
 a change of size), then the set is calibrated from its calibration/ folder and test/ and test_raw/
-are read and scored as the set's score.py scores them. Printed per change: calibration's own check,
+are read and scored as the set's score.py scores them, with the one die labelled wrong set right
+(dice_photos.RELABELLED). Printed per change: calibration's own check,
 dice read right, 5- and 6-pip dice read unknown, dice read surely (confidence >= 0.9) and wrong,
 extra dice, and the totals over every change. --combined runs, instead, a few changes at once
 (COMBINED). Nothing here is tuned to: the reader never sees these changed photos anywhere else.
@@ -162,7 +163,7 @@ def changed_set(photos: Path, out: Path, change, move) -> None:
         shapes[f.relative_to(photos)] = img.shape
         cv2.imwrite(str(dst), change(img), [cv2.IMWRITE_JPEG_QUALITY, 95])
     for sub in ("test", "test_raw"):
-        labels = json.loads((photos / sub / "labels.json").read_text())
+        labels = dice_photos.labels(photos, sub)  # the one die labelled wrong set right (RELABELLED)
         for name, entry in labels.items():
             for d in entry["dice"]:
                 d["x"], d["y"], d["box"] = moved(move, d["x"], d["y"], d["box"], shapes.get(Path(sub) / name))
