@@ -67,7 +67,7 @@ class Model:
     own_weight: float = 0.0  # with a network: how much the prototypes' own choice of face counts (see gated)
     soften: float = 0.0  # views: each crop blurred by this (sigma, px) first (features.SOFTEN; not the network's)
     signed: bool = False  # views: edge directions over a whole turn (features.SIGNED_BINS; not the network's)
-    nudge: float = 0.0  # views: each die also cut this much of a side off centre four ways, read as the nearest cut
+    nudge: float = 0.0  # views: a doubtful die also cut this much of a side off centre four ways (reader.SURE)
     # (protos, as float32 columns, their squared lengths, each class's columns): worked out once (_prototypes)
     _compared: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
