@@ -56,6 +56,7 @@ def test_a_die_read_from_several_cuts_is_as_near_each_face_as_its_nearest_cut():
     both = m.distances(np.concatenate([views, nudged], axis=1))
     apart = np.stack([m.distances(views)] + [m.distances(nudged[:, 8 * k:8 * k + 8]) for k in range(4)])
     assert np.allclose(both, apart.min(axis=0), atol=1e-4)
+    assert m.distances(nudged[:0]).shape == (0, len(vm.CLASSES))  # a frame with no die to read
 
 
 def test_a_calibrated_tray_keeps_its_own_colour_and_only_a_change_of_light_is_divided_out(tmp_path):

@@ -99,14 +99,14 @@ class Model:
         if q.shape[1] != pt.shape[0]:
             raise ValueError(f"this model compares {self.descriptor}s of {pt.shape[0]} numbers, got {q.shape[1]}")
         d2 = (q * q).sum(1)[:, None] + p2[None] - 2 * q @ pt
-        cuts = q.shape[0] // (8 * len(x))
+        cuts = x.shape[1] // 8 if x.ndim == 3 else 1  # views of one cut, or of several (maps: one)
         d2 = d2.reshape(len(x) * cuts, 8, len(p2)).min(axis=1)
         out = np.full((len(x) * cuts, len(CLASSES)), np.inf, np.float32)
         for c, cols in columns:
             mine = d2[:, cols]
             k = min(self.neighbours, mine.shape[1])
             out[:, c] = mine.min(axis=1) if k <= 1 else np.partition(mine, k - 1, axis=1)[:, :k].mean(axis=1)
-        return np.sqrt(np.maximum(out.reshape(len(x), cuts, -1).min(axis=1), 0))
+        return np.sqrt(np.maximum(out.reshape(len(x), cuts, len(CLASSES)).min(axis=1), 0))
 
     def _prototypes(self) -> tuple:
         """(prototypes as float32, one per column, their squared lengths, (class, its columns) of each
