@@ -12,6 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from companion.commands import DICE_FACES  # 1-4 pips stand for these (the set's README); 5 and 6 for none
 from vision.calibrate import calibrate, report_lines
 from vision.reader import DiceReader, read_image
 
@@ -27,7 +28,6 @@ RELABELLED = (
     ("t1_IMG_20191208_112342.jpg", ("test", "test_raw"), (316.3, 481.7), 3,
      "three pips on a diagonal, labelled 2"),
 )
-FACES = {1: "bee", 2: "honey", 3: "zzz", 4: "zombee"}  # pips standing for ZomBee faces (the set's README)
 
 
 def scorer(photos: Path):
@@ -38,16 +38,16 @@ def scorer(photos: Path):
     return mod
 
 
-def labels(photos: Path, sub: str, relabel: bool = True) -> dict:
-    """The labels of photos/sub (labels.json), with RELABELLED applied unless relabel is False."""
+def labels(photos: Path, sub: str) -> dict:
+    """The labels of photos/sub (labels.json), with RELABELLED applied."""
     out = json.loads((photos / sub / "labels.json").read_text())
-    for name, folders, (x, y), value, _ in RELABELLED if relabel else ():
+    for name, folders, (x, y), value, _ in RELABELLED:
         if sub not in folders or name not in out:
             continue
         die = min(out[name]["dice"], key=lambda d: (d["x"] - x) ** 2 + (d["y"] - y) ** 2)
         if (die["x"] - x) ** 2 + (die["y"] - y) ** 2 > 4:
             raise ValueError(f"{sub}/{name}: no labelled die at {x}, {y} to relabel; has the set changed?")
-        die["value"], die["face"] = value, FACES.get(value)
+        die["value"], die["face"] = value, DICE_FACES[value - 1] if value <= len(DICE_FACES) else None
     return out
 
 

@@ -248,8 +248,8 @@ def view_patch(frame: np.ndarray, x: float, y: float, side: float, angle: float)
 
 
 def die_views(frame: np.ndarray, blob, side: float, tray: np.ndarray, light: np.ndarray | None = None,
-              soften: float = 0.0, signed: bool = False, nudge: float = 0.0) -> np.ndarray:
-    return dice_views(frame, [blob], side, tray, light, soften, signed, nudge)[0]
+              soften: float = 0.0, signed: bool = False) -> np.ndarray:
+    return dice_views(frame, [blob], side, tray, light, soften, signed)[0]
 
 
 def dice_views(frame: np.ndarray, blobs, side: float, tray: np.ndarray, light: np.ndarray | None = None,
