@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from companion.commands import DICE_FACES  # noqa: E402
 from vision.calibrate import CalibrationError, calibrate  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
-from tests.support.trays import dyed, felt, wood  # noqa: E402  (the repainted trays and dice the tests use too)
+from tests.support.trays import dyed, felt, shaken, wood  # noqa: E402  (the repainted trays and dice the tests use too)
 
 import dice_photos  # noqa: E402  (bench/, beside this script)
 
@@ -82,9 +82,6 @@ def shadow(img: np.ndarray, depth: float) -> np.ndarray:
     return np.clip(img * light[..., None], 0, 255).astype(np.uint8)
 
 
-STREAK = np.full((1, 7), 1 / 7, np.float32)  # a sideways shake: each pixel the mean of seven along its row
-
-
 def jpeg(img: np.ndarray, quality: float) -> np.ndarray:
     return cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])[1], cv2.IMREAD_COLOR)
 
@@ -125,8 +122,7 @@ CHANGES = {  # name: (what it stands for, change, where a labelled point goes: a
                   .astype(np.uint8), 1.0),
     "bright_1.5": ("an overexposed camera: the sheet clipped white", lambda im: np.clip(im * 1.5, 0, 255)
                    .astype(np.uint8), 1.0),
-    "shake_7": ("a camera shaken while the shutter is open: a 7 px streak", lambda im: cv2.filter2D(im, -1, STREAK),
-                1.0),
+    "shake_7": ("a camera shaken while the shutter is open: a 7 px streak", shaken, 1.0),
 }
 
 

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from support.trays import dyed, felt, wood
+from support.trays import dyed, felt, shaken, wood
 from vision import render
 from vision.calibrate import CalibrationError, calibrate, report_lines
 from vision.reader import DiceReader
@@ -426,18 +426,13 @@ def test_dice_in_a_dim_noisy_room_are_read_by_their_pips_not_the_sensors_grain(t
     assert dice_seen >= 10 and len(misses) <= 2, misses
 
 
-def _shaken(img):
-    """A camera shaken sideways while the shutter is open: each pixel the mean of seven along its row."""
-    return cv2.filter2D(img, -1, np.full((1, 7), 1 / 7, np.float32))
-
-
 def test_a_glossy_die_a_shaken_camera_smears_is_read_from_a_cut_nudged_off_centre(tmp_path):
     """The shake smears the glossy 1 of t1_IMG_20191208_111642.jpg and its reflection sideways, and the
     die is cut out a little off its face: read from that one cut it was `unknown` (two calibration
     seeds). A doubtful die is read again from cuts nudged off centre (Model.nudge), and reads bee."""
-    model = calibrate(_changed_calibration(tmp_path, _shaken))
+    model = calibrate(_changed_calibration(tmp_path, shaken))
     assert model.descriptor == "views" and model.nudge > 0
-    misses, dice_seen = _set_dice_misses(model, _shaken)
+    misses, dice_seen = _set_dice_misses(model, shaken)
     assert dice_seen >= 10 and not [m for m in misses if m[0] == "t1_IMG_20191208_111642.jpg"], misses
     assert len(misses) <= 1, misses
 

@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from support.trays import felt
+from support.trays import felt, shaken
 from vision import layout, render
 from vision.detect import SMALL, brightest, detect
 from vision.reader import read_image
@@ -308,7 +308,7 @@ def test_a_five_whose_pips_a_shaken_camera_smears_over_its_face_is_found_on_gree
     die-sized square, was dropped as the shaded half of a light die. Once calibration taught the
     side, such a square is a die (a face never taught reads unknown there)."""
     def shaken_felt(img):
-        return cv2.filter2D(felt(img, 0.7), -1, np.full((1, 7), 1 / 7, np.float32))
+        return shaken(felt(img, 0.7))
 
     background, side = _calibrated_sheet(shaken_felt)
     name = "t1_IMG_20191208_112710.jpg"

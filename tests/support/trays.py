@@ -1,5 +1,5 @@
 """Other trays under the same real dice: a photo's light sheet repainted as green felt or a wooden
-table, the dice left as they are. For the tests and bench/cameras.py."""
+table, the dice left as they are; and a camera shaken over them. For the tests and bench/cameras.py."""
 
 from __future__ import annotations
 
@@ -50,3 +50,8 @@ def dyed(img: np.ndarray, gains) -> np.ndarray:
     f = img.astype(np.float32)
     body = dice_mask(img) * np.clip(1 - f.max(axis=2, keepdims=True) / 140, 0, 1)  # dark pixels of a die
     return np.clip(f * (1 - body) + np.minimum(f * np.float32(gains), 255) * body, 0, 255).astype(np.uint8)
+
+
+def shaken(img: np.ndarray, streak: int = 7) -> np.ndarray:
+    """A camera shaken sideways while the shutter is open: each pixel the mean of streak along its row."""
+    return cv2.filter2D(img, -1, np.full((1, streak), 1 / streak, np.float32))
