@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from support.trays import dyed, felt, shaken, wood
+from companion.errors import ImageError
 from vision import render
 from vision.calibrate import CalibrationError, calibrate, report_lines
 from vision.reader import DiceReader
@@ -105,6 +106,14 @@ def test_corrupt_photo_is_named(table, tmp_path):
     dst = _copy(table, tmp_path)
     (dst / "bee" / "zz_corrupt.jpg").write_bytes(b"nope")
     with pytest.raises(Exception, match="zz_corrupt.jpg"):
+        calibrate(dst)
+
+
+def test_a_heic_photo_among_the_jpegs_is_named_not_passed_over(table, tmp_path):
+    # a phone set to its own format: the two photos the report asked for would silently not count
+    dst = _copy(table, tmp_path)
+    (dst / "honey" / "IMG_0043.heic").write_bytes(b"\x00\x00\x00\x18ftypheic" + bytes(500))
+    with pytest.raises(ImageError, match="IMG_0043.heic.*HEIC photo.*JPEG"):
         calibrate(dst)
 
 

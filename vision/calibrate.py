@@ -32,10 +32,9 @@ from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
 from .features import NUDGE, PATCH, SOFTEN, VIEW_PATCH
 from .model import CLASSES, UNKNOWN, Model, gated, load_model, white
 from .net import edges_read
-from .reader import DiceReader, read_image
+from .reader import IMAGE_SUFFIXES, DiceReader, read_image
 from .sizing import SMALLEST, at_die_size
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 CLEARLY = 0.05  # symbol maps are kept over views when they read this much more of the left-out dice
 MIX_NEAR = 0.8  # a mixture nearer a face than this times the 90% left-out distance is dropped
 GOOD = 0.95  # cross-validated share of a face's dice read right for the face to count as learned

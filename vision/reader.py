@@ -69,6 +69,20 @@ def check_frame(frame) -> np.ndarray:
     return frame
 
 
+# what a folder of photos is read for (calibration, a folder replayed as a camera); HEIC and HEIF, a
+# phone's default format that OpenCV cannot decode, are listed too so that such a photo is named and
+# explained rather than silently passed over
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".heic", ".heif"}
+# an ISO media file's type box ("ftyp" at byte 4) and the brands of a HEIC or HEIF still photo
+_HEIF_BRANDS = {b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"mif1", b"msf1"}
+
+
+def is_heif(data: np.ndarray) -> bool:
+    """Whether the bytes of a file are a HEIC or HEIF photo (an iPhone's own format, among others)."""
+    head = data[:12].tobytes()
+    return head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS
+
+
 def read_image(path) -> np.ndarray:
     """Load a photo from disk; ImageError names the file when it is missing or not an image."""
     p = Path(path)
@@ -81,6 +95,9 @@ def read_image(path) -> np.ndarray:
     except cv2.error:  # OpenCV refuses an image over OPENCV_IO_MAX_IMAGE_PIXELS (see vision/__init__.py)
         raise ImageError(f"{str(path)!r}: too large to read (over {MAX_PIXELS // 1_000_000} megapixels) "
                          f"or damaged: take the photo at a smaller size") from None
+    if img is None and is_heif(data):
+        raise ImageError(f"{str(path)!r}: a HEIC photo, which the reader cannot open: take JPEG photos "
+                         f"(on an iPhone: Settings, Camera, Formats, Most Compatible) or convert it to JPEG")
     if img is None:
         raise ImageError(f"{str(path)!r}: not a readable image (corrupt, empty or an unknown format)")
     return img

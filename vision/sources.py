@@ -15,13 +15,12 @@ import numpy as np
 from companion.errors import CameraError, ImageError
 
 from .frames import EndOfStream, FrameSource
-from .reader import read_image
+from .reader import IMAGE_SUFFIXES, read_image
 from .synthetic import SyntheticCamera
 
 __all__ = ["EndOfStream", "FrameSource", "Picamera2Source", "WebcamSource", "FolderSource", "VideoFileSource",
            "SyntheticCamera", "UnknownSource", "SPECS", "open_source"]
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 SPECS = "picamera2, a webcam index like 0, synthetic, a folder of images or a video file"  # what open_source takes
 
 
