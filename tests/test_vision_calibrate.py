@@ -178,6 +178,22 @@ def test_a_face_with_too_few_photos_is_named_with_what_to_do(tmp_path):
     assert "more photos of honey" in report["advice"]
 
 
+def test_every_face_short_of_photos_is_named_the_worst_read_first(tmp_path):
+    # a newcomer's first try: two photos of each face
+    dst = tmp_path / "cal"
+    shutil.copytree(PHOTOS / "calibration", dst)
+    for face in ("bee", "honey", "zzz", "zombee"):
+        for f in sorted((dst / face).iterdir())[2:]:
+            f.unlink()
+    report = calibrate(dst).report
+    faces = report["faces"]
+    assert not report["ok"] and report["short"]
+    assert faces[report["weakest"]] == min(faces.values())
+    assert f"more photos of {report['weakest']} (only 2)" in report["advice"]
+    assert sorted(report["also"] + [report["weakest"]]) == sorted(faces)  # the others need photos too
+    assert all(face in report["advice"] for face in faces)
+
+
 def test_a_real_photo_in_the_wrong_folder_is_named(tmp_path):
     dst = tmp_path / "cal"
     shutil.copytree(PHOTOS / "calibration", dst)
