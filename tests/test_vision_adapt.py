@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from vision import render
-from vision.calibrate import calibrate, report_lines
+from vision.calibrate import calibrate
+from vision.report import report_lines
 from vision.model import CLASSES, UNKNOWN, load_model
 from vision.reader import DiceReader
 from vision.train import match

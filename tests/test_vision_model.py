@@ -197,6 +197,22 @@ def test_signed_views_are_kept_through_the_file_and_older_files_read_as_unsigned
         vm.load_model(tmp_path / "odd.npz")
 
 
+def test_a_lamps_colour_divided_out_at_calibration_is_divided_out_after_loading_too(tmp_path):
+    """A calibration under a cool lamp takes the tray for white (Model.balanced); one on a brown table
+    keeps the table's colour and divides out only a change of light. Older files kept it always."""
+    cool = np.array([230.0, 200.0, 150.0], np.float32)  # BGR: the white sheet under a bluish lamp
+    m = vm.Model(np.eye(4, vm.DIM, dtype=np.float32), np.arange(4), kind="calibrated", tray_colour=cool, balanced=True)
+    vm.save_model(m, tmp_path / "b.npz")
+    back = vm.load_model(tmp_path / "b.npz")
+    assert back.balanced and np.allclose(back.white(cool), cool)  # the blue cast goes, as on the tray
+    with np.load(tmp_path / "b.npz") as z:
+        data = {k: z[k] for k in z.files if k != "balanced"}
+    with open(tmp_path / "old.npz", "wb") as fh:  # saved before calibration could choose
+        np.savez(fh, **data)
+    old = vm.load_model(tmp_path / "old.npz")
+    assert not old.balanced and np.allclose(old.white(cool), [230, 230, 230])  # the colour kept as it was
+
+
 def test_one_odd_prototype_of_another_face_cannot_decide_alone(tmp_path):
     # face 0 has three copies of its symbol; face 1 has one odd copy sitting next to the die (a 2
     # whose glare lies where a 3 has its middle pip), and two copies of its own far away

@@ -69,7 +69,8 @@ def _reader(path):
 
 
 def cmd_calibrate(args) -> int:
-    from .calibrate import calibrate, report_lines, score_on
+    from .calibrate import calibrate, score_on
+    from .report import report_lines
 
     folder = Path(args.out).resolve().parent
     if not folder.is_dir():  # said before the calibration's seconds (minutes on a Pi), not after

@@ -60,7 +60,7 @@ class Model:
     background: np.ndarray | None = None  # empty tray brightness (small), from calibration
     tray_colour: np.ndarray | None = None  # the empty tray's colour (BGR) at calibration; see white()
     threshold: float = 0.5  # below this confidence a face is reported as unknown
-    report: dict | None = field(default=None)  # calibration quality report (see calibrate.quality)
+    report: dict | None = field(default=None)  # calibration quality report (see report.quality)
     net: dict | None = field(default=None, repr=False)  # ZomBee network (net.py): tells faces apart
     descriptor: str = "map"  # "map": symbol maps (features.face_map); "views": features.views
     neighbours: int = 1  # prototypes of a face that are averaged (squared) into its distance
@@ -68,6 +68,7 @@ class Model:
     soften: float = 0.0  # views: each crop blurred by this (sigma, px) first (features.SOFTEN; not the network's)
     signed: bool = False  # views: edge directions over a whole turn (features.SIGNED_BINS; not the network's)
     nudge: float = 0.0  # views: a doubtful die also cut this much of a side off centre four ways (reader.SURE)
+    balanced: bool = False  # views: the lamp's colour divided out with the tray's (see white()), not kept
     # (protos, as float32 columns, their squared lengths, each class's columns): worked out once (_prototypes)
     _compared: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -85,7 +86,7 @@ class Model:
     def white(self, tray: np.ndarray) -> np.ndarray:
         """What a die's brightness is divided by for its views, in a frame whose tray shows the colour
         tray (see white)."""
-        return white(tray, self.tray_colour)
+        return white(tray, None if self.balanced else self.tray_colour)
 
     def distances(self, x: np.ndarray) -> np.ndarray:
         """(n, len(CLASSES)) distance from each die to the nearest prototypes of each class (the root
@@ -152,8 +153,11 @@ def white(tray: np.ndarray, calibrated: np.ndarray | None = None) -> np.ndarray:
     brightness away. A tray of its own colour (a wooden table, green felt) is then "corrected" too:
     on a brown table a smoky die's blue is divided by the table's weak blue, and a red pip loses much
     of its contrast against the die. A calibrated model knows the colour its empty tray showed
-    (calibrated): only the change of light since then is divided out, and the brightness. The symbol
-    maps and the network keep the tray taken for white, as the network learned its colours."""
+    (calibrated): only the change of light since then is divided out, and the brightness. But a
+    white sheet under a cool or a warm lamp shows the lamp's colour, not its own, and keeping it
+    dims red pips the same way: calibration keeps it only where that reads its own photos as well
+    (Model.balanced, calibrate.balance). The symbol maps and the network keep the tray taken for
+    white, as the network learned its colours."""
     if calibrated is None:
         return tray
     return np.asarray(tray, np.float32) / calibrated * float(calibrated.max())
@@ -179,7 +183,7 @@ def save_model(model: Model, path) -> None:
         format_version=np.array(FORMAT_VERSION), classes=np.array(CLASSES), kind=np.array(model.kind),
         descriptor=np.array(model.descriptor), neighbours=np.array(model.neighbours, np.int16),
         own_weight=np.array(model.own_weight, np.float32), soften=np.array(model.soften, np.float32),
-        signed=np.array(model.signed), nudge=np.array(model.nudge, np.float32),
+        signed=np.array(model.signed), nudge=np.array(model.nudge, np.float32), balanced=np.array(model.balanced),
         protos=model.protos.astype(np.float16), labels=model.labels.astype(np.int8),
         scale=np.array(model.scale, np.float32), radius=np.array(model.radius, np.float32),
         side=np.array(model.side, np.float32), dark=np.array(model.dark, np.float32),
@@ -266,4 +270,5 @@ def _load(path: Path) -> Model:
                  neighbours=max(1, int(data.get("neighbours", 1))),
                  own_weight=float(np.clip(data.get("own_weight", 0.0), 0.0, 1.0)),
                  soften=float(np.clip(np.nan_to_num(data.get("soften", 0.0)), 0.0, MAX_SOFTEN)), signed=signed,
-                 nudge=float(np.clip(np.nan_to_num(data.get("nudge", 0.0)), 0.0, MAX_NUDGE)))
+                 nudge=float(np.clip(np.nan_to_num(data.get("nudge", 0.0)), 0.0, MAX_NUDGE)),
+                 balanced=bool(data.get("balanced", False)))
