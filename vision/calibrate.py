@@ -38,6 +38,9 @@ from .report import quality
 from .sizing import SMALLEST, at_die_size
 
 CLEARLY = 0.05  # symbol maps are kept over views when they read this much more of the left-out dice
+# A tray whose colour channels differ less than this (a white sheet under a plain lamp: 1.03 for the
+# real photos) is white either way: the lamp's colour is not tried divided out (calibrate.balance)
+TINTED = 1.1
 MIX_NEAR = 0.8  # a mixture nearer a face than this times the 90% left-out distance is dropped
 # A face's distance is the mean over its 2 nearest prototypes (model.Model.neighbours): one jittered
 # copy of another face (a 2 whose glare sits where a 3 has its middle pip) cannot decide alone. On
@@ -251,7 +254,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     # photos under other light; symbol maps are kept only when they read the taught faces clearly
     # better, left out and with no mixture to call them unknown.
     zombee = any(n is not None for n in nets.values())
-    if not zombee and "views" in fits:
+    if not zombee and "views" in fits and sized.tray.max() > TINTED * sized.tray.min():
         fits["views"] = balance(fits["views"], dice, photo_count, np.random.default_rng([seed, 3]))
     if len(fits) == 1:
         pick = compare
