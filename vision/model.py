@@ -155,8 +155,8 @@ def white(tray: np.ndarray, calibrated: np.ndarray | None = None) -> np.ndarray:
     of its contrast against the die. A calibrated model knows the colour its empty tray showed
     (calibrated): only the change of light since then is divided out, and the brightness. But a
     white sheet under a cool or a warm lamp shows the lamp's colour, not its own, and keeping it
-    dims red pips the same way: calibration keeps it only where that reads its own photos as well
-    (Model.balanced, calibrate.balance). The symbol maps and the network keep the tray taken for
+    dims red pips the same way: calibration divides it out after all where that reads its own photos
+    clearly better (Model.balanced, calibrate.balance). The symbol maps and the network keep the tray taken for
     white, as the network learned its colours."""
     if calibrated is None:
         return tray
