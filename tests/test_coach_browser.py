@@ -45,8 +45,13 @@ def fits_the_phone(page):
 
 
 def unlock(page):
+    from playwright.sync_api import expect
+
     page.fill("#pin-input", PIN)
     page.click("#pin-form button")
+    # the page keeps the PIN once the companion has accepted it, as a player waits for "PIN saved":
+    # a click before that still finds no PIN (seen once on a slow machine: no table, 0 rows)
+    expect(page.locator("#pin-state")).to_contain_text("PIN saved on this phone")
 
 
 def test_the_tip_names_the_best_choice(site, page):
