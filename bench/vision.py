@@ -13,7 +13,9 @@ touching groups as 2x2 blocks, Ls and corner to corner instead of rows, where a
 frame may show no lone die to tell the size. "Real photos" reads the hand-
 labelled photos of --photos (default: ../shared/dice-photos next to the repository)
 with the default model and calibrated from their calibration/ folder, scored as
-that folder's score.py does. Rendered rolls are read twice: as a photo alone, and
+that folder's score.py does. "Other real dice" is a second real set: the photos' smaller
+dark dice, laid one per photo on the empty sheet and calibrated on their own 1-4
+(bench/other_dice.py). Rendered rolls are read twice: as a photo alone, and
 told how many dice were thrown, as the tray watcher tells the reader at the table
 (the count only chooses how touching dice are cut apart, and the die size when
 no lone die shows it). "Pip dice" calibrates tables of pip dice on 1-4 as the four
@@ -54,6 +56,7 @@ from vision.synthetic import SyntheticCamera  # noqa: E402
 from vision.train import match  # noqa: E402
 
 from dice_photos import SURE, bench_photos, sure_line  # noqa: E402  (bench/, beside this script)
+from other_dice import bench_other  # noqa: E402
 
 LABELS = ("bee", "honey", "zzz", "zombee", "unknown")
 BLOCKS = 0.5  # share of touching groups laid as a 2x2 block, an L or corner to corner, on the blocks set
@@ -337,7 +340,7 @@ def main(argv=None) -> int:
     ap.add_argument("--settle-rolls", type=int, default=10)
     ap.add_argument("--photos", type=Path, default=ROOT.parent / "shared" / "dice-photos",
                     help="the real dice photos with labels and score.py (default: ../shared/dice-photos)")
-    ap.add_argument("--only", choices=("photos", "rendered", "pips", "moved", "speed"), help="run one part")
+    ap.add_argument("--only", choices=("photos", "other", "rendered", "pips", "moved", "speed"), help="run one part")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     t = time.perf_counter()
@@ -346,6 +349,8 @@ def main(argv=None) -> int:
         bench_settle(args.settle_rolls)
     if args.only in (None, "photos"):
         bench_photos(args.photos)
+    if args.only in (None, "photos", "other"):
+        bench_other(args.photos)
     if args.only in (None, "rendered"):
         bench_default(args.default_images)
         bench_default(args.default_images, art=True)
