@@ -41,14 +41,14 @@ def _inner(box, k: float = CLEAR):
     return box[0] + k * w, box[1] + k * h, box[2] - k * w, box[3] - k * h
 
 
-def cuts(photos: Path) -> list[tuple[int, Path, tuple[int, int, int, int]]]:
-    """(pips, photo, box with margin) of every die of KIND that lies clear of the other labelled dice."""
+def cuts(photos: Path, kinds=(KIND,)) -> list[tuple[int, Path, tuple[int, int, int, int]]]:
+    """(pips, photo, box with margin) of every die of kinds that lies clear of the other labelled dice."""
     labels = json.loads((photos / "test_raw" / "labels.json").read_text())
     out = []
     for name, info in sorted(labels.items()):
         height, width = read_image(photos / "test_raw" / name).shape[:2]
         for d in info["dice"]:
-            if d["kind"] != KIND:
+            if d["kind"] not in kinds:
                 continue
             x0, y0, x1, y1 = d["box"]
             m = MARGIN * (x1 - x0)
@@ -78,11 +78,11 @@ def lay(sheet: np.ndarray, photo: np.ndarray, box) -> np.ndarray:
     return out
 
 
-def build(photos: Path, out: Path) -> dict[int, list[Path]]:
+def build(photos: Path, out: Path, kinds=(KIND,)) -> dict[int, list[Path]]:
     """The laid photos under out (out/N/*.jpg for N pips), by pips."""
     sheets = [read_image(p) for p in sorted((photos / "calibration" / "empty").glob("*.jpg"))]
     made: dict[int, list[Path]] = {}
-    for i, (pips, src, box) in enumerate(cuts(photos)):
+    for i, (pips, src, box) in enumerate(cuts(photos, kinds)):
         folder = out / str(pips)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{src.stem}_{box[0]}_{box[1]}.jpg"
@@ -101,44 +101,54 @@ def _calibration(photos: Path, made: dict, folder: Path, leave: int | None) -> P
     return folder
 
 
+# (kinds, what they are): the smaller dark dice alone; then with the dice the labels call borderline
+# (blue and green swirled, maroon, gold and lighter smoky dice), a larger and more mixed set
+SETS = (((KIND,), "the smaller dark dice"),
+        ((KIND, "borderline"), "the smaller dark dice and the borderline ones (blue, green, maroon, gold)"))
+
+
 def bench_other(photos: Path) -> None:
     if not (photos / "test_raw" / "labels.json").is_file():
         print(f"\n== other real dice: skipped, {str(photos)!r} holds no dice-photos set (use --photos)")
         return
-    with tempfile.TemporaryDirectory() as d:
-        d = Path(d)
-        made = build(photos, d / "laid")
-        counts = ", ".join(f"{n} pips {len(made.get(n, []))}" for n in range(1, 7))
-        t = time.perf_counter()
-        model = calibrate(_calibration(photos, made, d / "all", None))
-        print(f"\n== other real dice ({KIND} of test_raw/, laid one per photo on the empty sheet: {counts}); "
-              f"calibration on all their 1-4 took {time.perf_counter() - t:.1f} s")
-        for line in report_lines(model.report):
-            print("   " + line)
-        right = taught = sure = wrong = 0
-        for k in range(FOLDS):
-            reader = DiceReader(calibrate(_calibration(photos, made, d / f"fold{k}", k)))
-            for pips in range(1, len(DICE_FACES) + 1):
-                for path in made.get(pips, [])[k::FOLDS]:
-                    dice = reader.read(read_image(path)).dice
-                    taught += 1
-                    ok = len(dice) == 1 and dice[0].face == DICE_FACES[pips - 1]
-                    right += ok
-                    for die in dice:
-                        if die.face != "unknown" and die.confidence >= SURE:
-                            sure += 1
-                            wrong += not ok
-        reader = DiceReader(model)
-        untaught = unknown = 0
-        for pips in (5, 6):
-            for path in made.get(pips, []):
+    for kinds, what in SETS:
+        with tempfile.TemporaryDirectory() as d:
+            _bench_set(photos, Path(d), kinds, what)
+
+
+def _bench_set(photos: Path, d: Path, kinds: tuple, what: str) -> None:
+    made = build(photos, d / "laid", kinds)
+    counts = ", ".join(f"{n} pips {len(made.get(n, []))}" for n in range(1, 7))
+    t = time.perf_counter()
+    model = calibrate(_calibration(photos, made, d / "all", None))
+    print(f"\n== other real dice: {what} ({', '.join(kinds)} in test_raw/), laid one per photo on the empty "
+          f"sheet: {counts}; calibration on all their 1-4 took {time.perf_counter() - t:.1f} s")
+    for line in report_lines(model.report):
+        print("   " + line)
+    right = taught = sure = wrong = 0
+    for k in range(FOLDS):
+        reader = DiceReader(calibrate(_calibration(photos, made, d / f"fold{k}", k)))
+        for pips in range(1, len(DICE_FACES) + 1):
+            for path in made.get(pips, [])[k::FOLDS]:
                 dice = reader.read(read_image(path)).dice
-                untaught += 1
-                unknown += len(dice) == 1 and dice[0].face == "unknown"
+                taught += 1
+                ok = len(dice) == 1 and dice[0].face == DICE_FACES[pips - 1]
+                right += ok
                 for die in dice:
                     if die.face != "unknown" and die.confidence >= SURE:
                         sure += 1
-                        wrong += 1
-        print(f"   each third of the 1-4 dice read by a model calibrated on the other two thirds: {right} of "
-              f"{taught} right ({100 * right / max(taught, 1):.0f} %)")
-        print(f"   5 and 6 read unknown: {unknown} of {untaught}; sure (conf >= {SURE}) {sure} dice, wrong {wrong}")
+                        wrong += not ok
+    reader = DiceReader(model)
+    untaught = unknown = 0
+    for pips in (5, 6):
+        for path in made.get(pips, []):
+            dice = reader.read(read_image(path)).dice
+            untaught += 1
+            unknown += len(dice) == 1 and dice[0].face == "unknown"
+            for die in dice:
+                if die.face != "unknown" and die.confidence >= SURE:
+                    sure += 1
+                    wrong += 1
+    print(f"   each third of the 1-4 dice read by a model calibrated on the other two thirds: {right} of "
+          f"{taught} right ({100 * right / max(taught, 1):.0f} %)")
+    print(f"   5 and 6 read unknown: {unknown} of {untaught}; sure (conf >= {SURE}) {sure} dice, wrong {wrong}")
