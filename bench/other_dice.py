@@ -7,8 +7,9 @@ README). Faces 1-4 become calibration folders; 5 and 6 are faces never taught.
 
 What it shows is how the reader does on dice it was not tuned on: calibrated on these dice alone,
 each third of the taught dice is read by a model calibrated on the other two thirds, and every
-5 and 6 by the model of all of them. There are few of these dice (about 25 taught, 10 never
-taught): a die is 4 points, so read the figures as counts. Writes only into a temporary folder."""
+5 and 6 by the model of all of them. There are few of these dice (25 taught, 10 never taught): a
+die is 4 points, so read the figures as counts. A second, larger and more mixed set adds the dice
+the labels call borderline (SETS: 64 taught, 38 never taught). Writes only into a temporary folder."""
 
 from __future__ import annotations
 

@@ -13,9 +13,9 @@ touching groups as 2x2 blocks, Ls and corner to corner instead of rows, where a
 frame may show no lone die to tell the size. "Real photos" reads the hand-
 labelled photos of --photos (default: ../shared/dice-photos next to the repository)
 with the default model and calibrated from their calibration/ folder, scored as
-that folder's score.py does. "Other real dice" is a second real set: the photos' smaller
-dark dice, laid one per photo on the empty sheet and calibrated on their own 1-4
-(bench/other_dice.py). Rendered rolls are read twice: as a photo alone, and
+that folder's score.py does. "Other real dice" are second real sets: the photos' smaller
+dark dice, then those with the borderline ones, laid one per photo on the empty sheet and
+calibrated on their own 1-4 (bench/other_dice.py). Rendered rolls are read twice: as a photo alone, and
 told how many dice were thrown, as the tray watcher tells the reader at the table
 (the count only chooses how touching dice are cut apart, and the die size when
 no lone die shows it). "Pip dice" calibrates tables of pip dice on 1-4 as the four
