@@ -26,11 +26,12 @@ from vision.calibrate import calibrate
 from vision.reader import DiceReader, read_image
 from vision.report import report_lines
 
+from dice_photos import SURE  # bench/, beside this script
+
 KIND = "dark-other-size"
 MARGIN = 0.15  # of the labelled box, kept around a die: its shadow and rim come along
 CLEAR = 0.2  # another labelled die's box, less this much of it each side, must not reach into the cut
 FOLDS = 3
-SURE = 0.9
 
 
 def _overlaps(a, b) -> bool:
@@ -43,11 +44,11 @@ def _inner(box, k: float = CLEAR):
 
 
 def cuts(photos: Path, kinds=(KIND,)) -> list[tuple[int, Path, tuple[int, int, int, int]]]:
-    """(pips, photo, box with margin) of every die of kinds that lies clear of the other labelled dice."""
+    """(pips, photo, box with margin) of every die of kinds that lies clear of the other labelled dice
+    (the box may reach past the photo's edge: build drops those)."""
     labels = json.loads((photos / "test_raw" / "labels.json").read_text())
     out = []
     for name, info in sorted(labels.items()):
-        height, width = read_image(photos / "test_raw" / name).shape[:2]
         for d in info["dice"]:
             if d["kind"] not in kinds:
                 continue
@@ -56,9 +57,7 @@ def cuts(photos: Path, kinds=(KIND,)) -> list[tuple[int, Path, tuple[int, int, i
             big = (x0 - m, y0 - m, x1 + m, y1 + m)
             if any(_overlaps(big, _inner(o["box"])) for o in info["dice"] if o is not d):
                 continue
-            big = tuple(int(round(v)) for v in big)
-            if min(big) >= 0 and big[2] <= width and big[3] <= height:
-                out.append((d["value"], photos / "test_raw" / name, big))
+            out.append((d["value"], photos / "test_raw" / name, tuple(int(round(v)) for v in big)))
     return out
 
 
@@ -82,12 +81,16 @@ def lay(sheet: np.ndarray, photo: np.ndarray, box) -> np.ndarray:
 def build(photos: Path, out: Path, kinds=(KIND,)) -> dict[int, list[Path]]:
     """The laid photos under out (out/N/*.jpg for N pips), by pips."""
     sheets = [read_image(p) for p in sorted((photos / "calibration" / "empty").glob("*.jpg"))]
+    found = cuts(photos, kinds)
+    sources = {src: read_image(src) for src in dict.fromkeys(src for _, src, _ in found)}
+    inside = [(pips, src, box) for pips, src, box in found
+              if min(box) >= 0 and box[2] <= sources[src].shape[1] and box[3] <= sources[src].shape[0]]
     made: dict[int, list[Path]] = {}
-    for i, (pips, src, box) in enumerate(cuts(photos, kinds)):
+    for i, (pips, src, box) in enumerate(inside):
         folder = out / str(pips)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{src.stem}_{box[0]}_{box[1]}.jpg"
-        cv2.imwrite(str(path), lay(sheets[i % len(sheets)], read_image(src), box), [cv2.IMWRITE_JPEG_QUALITY, 95])
+        cv2.imwrite(str(path), lay(sheets[i % len(sheets)], sources[src], box), [cv2.IMWRITE_JPEG_QUALITY, 95])
         made.setdefault(pips, []).append(path)
     return made
 
@@ -131,25 +134,25 @@ def _bench_set(photos: Path, d: Path, kinds: tuple, what: str) -> None:
         reader = DiceReader(calibrate(_calibration(photos, made, d / f"fold{k}", k)))
         for pips in range(1, len(DICE_FACES) + 1):
             for path in made.get(pips, [])[k::FOLDS]:
-                dice = reader.read(read_image(path)).dice
                 taught += 1
-                ok = len(dice) == 1 and dice[0].face == DICE_FACES[pips - 1]
-                right += ok
-                for die in dice:
-                    if die.face != "unknown" and die.confidence >= SURE:
-                        sure += 1
-                        wrong += not ok
+                ok, s, w = _read(reader, path, DICE_FACES[pips - 1])
+                right, sure, wrong = right + ok, sure + s, wrong + w
     reader = DiceReader(model)
     untaught = unknown = 0
     for pips in (5, 6):
         for path in made.get(pips, []):
-            dice = reader.read(read_image(path)).dice
             untaught += 1
-            unknown += len(dice) == 1 and dice[0].face == "unknown"
-            for die in dice:
-                if die.face != "unknown" and die.confidence >= SURE:
-                    sure += 1
-                    wrong += 1
+            ok, s, w = _read(reader, path, "unknown")
+            unknown, sure, wrong = unknown + ok, sure + s, wrong + w
     print(f"   each third of the 1-4 dice read by a model calibrated on the other two thirds: {right} of "
           f"{taught} right ({100 * right / max(taught, 1):.0f} %)")
     print(f"   5 and 6 read unknown: {unknown} of {untaught}; sure (conf >= {SURE}) {sure} dice, wrong {wrong}")
+
+
+def _read(reader: DiceReader, path: Path, face: str) -> tuple[bool, int, int]:
+    """(whether the photo's one die read as face, its dice read as a face at SURE or more, those of
+    them wrong: all of them when it did not read as face)."""
+    dice = reader.read(read_image(path)).dice
+    ok = len(dice) == 1 and dice[0].face == face
+    sure = sum(d.face != "unknown" and d.confidence >= SURE for d in dice)
+    return ok, sure, 0 if ok else sure
