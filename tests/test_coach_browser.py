@@ -11,7 +11,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from test_web_browser import PHONE, PIN, browser, open_live, page, play, pytestmark, shot, start_site  # noqa: F401
+from test_web_browser import (PHONE, browser, open_live, page, play, pytestmark, save_pin, shot,  # noqa: F401
+                              start_site)
 
 from companion.coach import coach
 from companion.gamelog import GameLog
@@ -44,16 +45,6 @@ def fits_the_phone(page):
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], "the page scrolls sideways"
 
 
-def unlock(page):
-    from playwright.sync_api import expect
-
-    page.fill("#pin-input", PIN)
-    page.click("#pin-form button")
-    # the page keeps the PIN once the companion has accepted it, as a player waits for "PIN saved":
-    # a click before that still finds no PIN (seen once on a slow machine: no table, 0 rows)
-    expect(page.locator("#pin-state")).to_contain_text("PIN saved on this phone")
-
-
 def test_the_tip_names_the_best_choice(site, page):
     from playwright.sync_api import expect
 
@@ -76,7 +67,7 @@ def test_the_full_table_needs_the_pin_and_lists_every_option(site, page):
     page.click("#coach-modes button[data-mode=full]")
     expect(page.locator("#insight-msg")).to_contain_text("Enter the override PIN first")
     expect(page.locator("#coach-table table")).to_have_count(0)
-    unlock(page)
+    save_pin(page)
     page.click("#coach-modes button[data-mode=full]")
     figures = coach(site.table.state())
     rows = page.locator("#coach-table tbody tr")
@@ -101,7 +92,7 @@ def test_every_phone_follows_a_switch(site, page, browser):
         open_live(other, site.url)
         open_live(page, site.url)
         expect(other.locator("#coach-table table")).to_have_count(0)
-        unlock(page)
+        save_pin(page)
         page.click("#coach-modes button[data-mode=full]")
         expect(other.locator("#coach-table table")).to_have_count(1)
         expect(other.locator("#coach-modes button[data-mode=full]")).to_have_attribute("aria-pressed", "true")
@@ -148,7 +139,7 @@ def test_loaded_dice_are_offered_to_the_coach_with_the_pin(browser, page, tmp_pa
     try:
         open_live(page, srv.url + "/")
         expect(page.locator("#dice-stats .verdict")).to_contain_text("differ")
-        unlock(page)
+        save_pin(page)
         page.click("text=Let the coach use the observed chances")
         expect(page.locator("#coach-faces")).to_have_text(
             "The coach assumes (as the dice have shown): Bee 20%, Honey 20%, Zzz 60%, ZomBee 0%")
