@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
 
 from table_companion.demo import demo_camera
 from vision.latest import LatestFrame
-from vision.reader import DiceReader
+from vision.reader import DiceReader, read_image
 from vision.view import CameraView, NoCamera
 
 
@@ -80,3 +83,53 @@ def test_camera_offline_or_frozen_is_said_and_the_overlay_differs(tray):
     clock.t += 6
     with pytest.raises(NoCamera, match="no new picture for 6 s"):
         view.jpeg()
+
+
+# ---------------------------------------------------------------- a camera moved since the dice were taught
+PHOTOS = Path(__file__).parent / "fixtures" / "dice-photos"  # real photos (BSD 3-Clause: see its LICENSE)
+
+
+def taught_at(side):
+    """A reader whose model was taught dice `side` pixels across (the shipped model given that size, as
+    calibration would give it)."""
+    return DiceReader(replace(DiceReader().model, side=side))
+
+
+def status_of(frame, reader):
+    latest = LatestFrame(Clock())
+    latest.put(0.0, frame)
+    return CameraView(latest, lambda: reader, lambda: True, clock=latest.clock).status()
+
+
+@pytest.fixture(scope="module")
+def real():
+    """A real photo of three of the set's dice lying apart, and the side they measure in it."""
+    frame = read_image(PHOTOS / "read" / "t1_IMG_20191208_112122.jpg")
+    return frame, DiceReader().inspect(frame)[1]
+
+
+def test_dice_smaller_than_taught_are_named_not_shown_as_a_fine_empty_tray(real):
+    frame, side = real
+    status = status_of(frame, taught_at(side / 0.8))  # the camera raised by a quarter since
+    moved = [p for p in status["problems"] if p["code"] == "moved"]
+    # untold how many were thrown, dice that all look smaller are left out as another set's: the view
+    # said "the picture looks fine" over an empty tray
+    assert status["dice"] == [] and not status["ok"] and moved
+    assert moved[0]["args"]["times"] == pytest.approx(0.8, abs=0.05) and "smaller" in moved[0]["text"]
+    assert status["die_px"] == pytest.approx(side, rel=0.05)  # what the camera shows, not what was taught
+
+
+def test_dice_larger_than_taught_are_named(real):
+    frame, side = real
+    moved = [p for p in status_of(frame, taught_at(side / 1.25))["problems"] if p["code"] == "moved"]
+    assert moved and moved[0]["args"]["times"] == pytest.approx(1.25, abs=0.05) and "larger" in moved[0]["text"]
+
+
+def test_dice_of_the_taught_size_beside_another_sets_smaller_dice_raise_nothing(real):
+    frame, side = real
+    status = status_of(frame, taught_at(side))
+    assert status["ok"] and len(status["dice"]) == 3
+    # two of the set's dice beside a smaller dark die of another set, a lighter one and many light
+    # dice: the square dark dice measure smaller by most votes, but the smaller ones are not ours
+    crowded = status_of(read_image(PHOTOS / "detect" / "t1_IMG_20191208_111642.jpg"), taught_at(side))
+    assert "moved" not in [p["code"] for p in crowded["problems"]] and len(crowded["dice"]) >= 2

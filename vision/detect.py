@@ -41,6 +41,7 @@ class Detection:
     tray: np.ndarray  # BGR of the tray's light, for white balance
     check: str | None = None  # why the dice seen cannot be the number thrown, when a count was given
     moved: float = 0.0  # side given (calibrated): the side the frame's dice measure when another (moved_side)
+    left_out: int = 0  # side given: square dark regions left out as another set's smaller dice (clusters.smaller_die)
 
 
 def tray_level(frame: np.ndarray, small: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -218,12 +219,18 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
                          interpolation=cv2.INTER_NEAREST)
     glare = reflections(frame, tray) if known else None
 
+    left_out = 0
+
     def regions_at(regions: list, side: float) -> list:
+        nonlocal left_out
         regions = cut_necks(merge_slivers(regions, side), side, core, face)
         if glare is not None:
             # a calibrated die size tells our dice from another set's smaller ones; a size measured from
             # the frame is only what most regions agree on, and cannot tell them apart
-            regions = [g for g in regions if not smaller_die(g, side, frame.shape, glare)]
+            smaller = [smaller_die(g, side, frame.shape, glare) for g in regions]
+            # counted as dice only when square-cornered, as moved_side measures them (not a light die's shade)
+            left_out = len(square_sides([g for g, out in zip(regions, smaller) if out]))
+            regions = [g for g, out in zip(regions, smaller) if not out]
         if big is not None:
             regions = [g for g in regions if not big[min(int(g.y), big.shape[0] - 1),
                                                      min(int(g.x), big.shape[1] - 1)]]
@@ -243,4 +250,4 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
                     dice, check, side = alt, None, other
                     break
     dice.sort(key=lambda b: (b.y, b.x))
-    return Detection(dice, hand, side, tray, check, moved)
+    return Detection(dice, hand, side, tray, check, moved, left_out)

@@ -39,6 +39,10 @@ class Reading:
     timestamp: float | None = None
     check: str | None = None  # e.g. "the tray shows 4 dice where 5 were thrown": the table should look
     moved: float = 0.0  # the dice looked this many times their calibrated size and were read at it (the camera moved?)
+    # the dice measured this many times their calibrated size, whether read at it or not (0.0: they measure
+    # it, or the model measures each frame). Untold, dice that look smaller are left out as another set's
+    # (moved_camera): this says so when they are most of the dark dice seen
+    measured: float = 0.0
 
     @property
     def faces(self) -> list[str]:
@@ -203,20 +207,26 @@ class DiceReader:
             seen = {}
             det = self.detect(work, expected, seen=seen)
         dice = self.classify(work, det, seen)
-        moved = 0.0
+        moved, measured = 0.0, 0.0
+        if det.moved and (det.moved > self.model.side or det.left_out > len(det.dice)):
+            # Smaller dice left out beside more dice of the taught size are another set's: ours measure as taught
+            measured = det.moved / self.model.side
+        side = (det.moved if measured else det.side) * back  # in the frame's own pixels: what the camera shows
         if det.moved:
             again = self.moved_camera(frame, shrink, det, dice, expected)
             if again is not None:
-                moved = det.moved / self.model.side
+                moved = measured = det.moved / self.model.side
                 work, back, det, dice = again
+                side = det.side * back
         if not self.model.side and dice and side0 >= BLOCK_LOOK * DEFAULT_SIDE:
             halves = self.cut_in_half(work0, side0, dice, expected, seen0)
             if halves is not None:
                 work, back, (det, dice) = work0, back0, halves
+                side = det.side * back
         if back != 1.0:
             dice = [replace(d, x=int(round(d.x * back)), y=int(round(d.y * back)),
                             box=tuple(int(round(v * back)) for v in d.box)) for d in dice]
-        return Reading(dice, det.hand, timestamp, det.check, moved), det.side * back
+        return Reading(dice, det.hand, timestamp, det.check, moved, measured), side
 
     def moved_camera(self, frame: np.ndarray, shrink: float, det: Detection, dice: list[Die],
                      expected=None) -> tuple | None:
