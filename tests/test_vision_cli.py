@@ -261,3 +261,27 @@ def test_annotate_into_a_file_asks_for_a_folder(tmp_path, capsys):
     assert run(["vision", "read", str(photo), "--annotate", str(taken)]) == 2
     assert f"--annotate {str(taken)!r} is a file: give a folder" in capsys.readouterr().err
     assert taken.read_text() == "mine"
+
+
+def test_read_says_when_the_dice_look_another_size_than_taught_and_keeps_its_json_keys(tmp_path, capsys):
+    """A camera raised since the dice were taught: untold how many were thrown, dice that all look smaller
+    are left out as another set's, and the line said only "no dice"."""
+    from dataclasses import replace
+
+    from vision.model import save_model
+    from vision.reader import DiceReader, read_image
+
+    photo = Path(__file__).parent / "fixtures" / "dice-photos" / "read" / "t1_IMG_20191208_112122.jpg"
+    side = DiceReader().inspect(read_image(photo))[1]  # three of the set's dice lying apart
+    raised = tmp_path / "raised.npz"  # taught with the camera a quarter lower than now
+    save_model(replace(DiceReader().model, side=side / 0.8), raised)
+    assert run(["vision", "read", str(photo), "--model", str(raised)]) == 0
+    line = capsys.readouterr().out
+    assert "no dice" in line and "Most dice look smaller than the ones taught (0.8" in line
+    assert "if the camera was raised, put it back or teach the dice again" in line
+    assert run(["vision", "read", str(photo), "--model", str(raised), "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)[0]) == {"image", "dice"}
+    # told the count, as the tray watcher is, they are read at the size they measure, and nothing is said
+    assert run(["vision", "read", str(photo), "--model", str(raised), "--thrown", "3"]) == 0
+    line = capsys.readouterr().out
+    assert "look smaller" not in line and line.count("(") == 3

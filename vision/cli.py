@@ -131,7 +131,7 @@ def _better_in_place(path, model, folder, score_on) -> str | None:
 
 
 def cmd_read(args) -> int:
-    from .reader import annotate, read_image
+    from .reader import annotate, moved_words, read_image
 
     if args.thrown is not None and not 1 <= args.thrown <= DICE:
         return _fail(f"--thrown {args.thrown}: ZomBee throws 1 to {DICE} dice (all {DICE} on a turn's first roll)", 2)
@@ -146,7 +146,7 @@ def cmd_read(args) -> int:
             Path(args.annotate).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             return _fail(f"cannot create {args.annotate!r}: {exc.strerror or exc}", 2)
-    results, status = [], 0
+    results, status, moved = [], 0, {}
     for path in args.images:
         try:
             frame = read_image(path)
@@ -156,6 +156,8 @@ def cmd_read(args) -> int:
             status = 1
             continue
         results.append({"image": path, **reading.to_dict()})
+        # said to a person (the JSON keys stay as they are); told the count, such dice are read at their size
+        moved[path] = None if reading.moved else moved_words(reading.measured)
         if args.annotate:
             out = Path(args.annotate) / (Path(path).stem + ".png")
             if not cv2.imwrite(str(out), annotate(frame, reading)):
@@ -168,7 +170,8 @@ def cmd_read(args) -> int:
             if "dice" in r:
                 faces = ", ".join(f"{d['face']} ({d['confidence']:.2f})" for d in r["dice"]) or "no dice"
                 print(f"{r['image']}: {faces}{'  [hand in the tray]' if r.get('hand') else ''}"
-                      f"{'  [check the dice: ' + r['check'] + ']' if r.get('check') else ''}")
+                      f"{'  [check the dice: ' + r['check'] + ']' if r.get('check') else ''}"
+                      f"{'  [' + moved[r['image']] + ']' if moved.get(r['image']) else ''}")
             if "error" in r:
                 print(f"{r['image']}: error: {r['error']}")
     return status

@@ -323,6 +323,19 @@ class DiceReader:
         return [seen[b] for b in det.dice]
 
 
+def moved_words(measured: float) -> str | None:
+    """What to do about dice that measure `measured` times their taught size (Reading.measured), in
+    English; None when they measure it (within CLEARLY_MOVED) or nothing was taught."""
+    if not measured or size_off(measured, 1.0) < CLEARLY_MOVED:
+        return None
+    times = round(measured, 2)
+    if times < 1:  # untold, left out as another set's dice (moved_camera)
+        return (f"Most dice look smaller than the ones taught ({times} times their size) and are not read: "
+                "if the camera was raised, put it back or teach the dice again.")
+    return (f"The dice look larger than the ones taught ({times} times their size): if the camera was "
+            "lowered, put it back or teach the dice again.")
+
+
 def faces_read(dice: list[Die]) -> float:
     """How surely the dice read as faces: their mean confidence, an unknown die counting 0."""
     return sum(0.0 if d.face == "unknown" else d.confidence for d in dice) / max(len(dice), 1)

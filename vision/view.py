@@ -21,7 +21,7 @@ from companion.errors import CameraError
 
 from .detect import SMALL, brightest
 from .latest import LatestFrame, Shot
-from .reader import CLEARLY_MOVED, Reading
+from .reader import Reading, moved_words
 
 DARK_LEVEL = 70  # the tray's brightness (0-255) below which dice cannot be told apart reliably
 GLARE_SHARE = 0.005  # share of the frame burnt to white (a die-sized patch at 640x480) that means a lamp's reflection
@@ -113,15 +113,11 @@ def problems_of(frame: np.ndarray, reading: Reading, side: float, edge, level: f
         out.append({"code": "small", "text": f"Dice too small: {side:.0f} px across; move the camera closer "
                                              f"({SMALL_DIE_PX + 8} px or more reads best).",
                     "args": {"px": round(side), "best": SMALL_DIE_PX + 8}})
-    if reading.measured and max(reading.measured, 1 / reading.measured) >= CLEARLY_MOVED:
+    moved = moved_words(reading.measured)
+    if moved:
         # The taught size tells our dice from another set's: dice that all look smaller are left out of
         # a reading the game has not said how many dice to expect, so this view would show none
-        times = round(reading.measured, 2)
-        out.append({"code": "moved", "args": {"times": times},
-                    "text": (f"Most dice look smaller than the ones taught ({times} times their size) and are not "
-                             "read: if the camera was raised, put it back or teach the dice again.") if times < 1 else
-                            (f"The dice look larger than the ones taught ({times} times their size): if the camera "
-                             "was lowered, put it back or teach the dice again.")})
+        out.append({"code": "moved", "args": {"times": round(reading.measured, 2)}, "text": moved})
     if reading.hand:
         out.append({"code": "hand", "text": "A hand is over the tray."})
     return out
