@@ -107,11 +107,12 @@ def find_regions(die: np.ndarray, core: np.ndarray, face: np.ndarray) -> list[Re
     return [region([c], core, face) for c in contours if cv2.contourArea(c) >= floor]
 
 
-def square_sides(regions: list[Region]) -> list[float]:
+def square_sides(regions: list[Region], dark_share: float = DARK_SHARE) -> list[float]:
     """The side each square-cornered region says a die has: a lone die, or a row of touching dice,
-    which is still one die wide (a cocked die is longer, not wider)."""
+    which is still one die wide (a cocked die is longer, not wider). dark_share: the least share of
+    a region that is dark face."""
     return [(g.short + g.long) / 2 if g.long < 1.12 * g.short else g.short for g in regions
-            if g.dark >= DARK_SHARE and MIN_SIDE <= g.short <= MAX_SIDE
+            if g.dark >= dark_share and MIN_SIDE <= g.short <= MAX_SIDE
             and (g.fill > 0.86 or (g.fill > 0.7 and g.long < 1.12 * g.short))]  # a symbol may notch a face
 
 

@@ -30,6 +30,11 @@ GLARE_RATIO = 1.1  # a lamp's reflection on a glossy die: brighter than the tray
 SMALL = (160, 120)  # working size for tray level and hand search: cheap and blurs away the dice
 MOVED = 1.07  # dice measured this much smaller or larger than the calibrated side: has the camera moved?
 MOVED_MOST = 1.6  # dice all this much smaller or larger: not a moved camera (a 2x2 block measures 2)
+# A die with a large light symbol (a bee, a ZomBee) shows less dark face than clusters.DARK_SHARE once
+# the masks are grown for a calibrated side larger than it: the demo table's dice, taught with the camera
+# a quarter lower, measured no size at all, and told the count they read no die. Their squareness says
+# die; a size measured this way only changes a reading that reads clearly better for it (moved_camera)
+MOVED_DARK = 0.45
 ROW3 = np.ones((1, 3), np.uint8)  # a pixel's three channels, side by side in a row (brightest)
 
 
@@ -178,7 +183,7 @@ def moved_side(regions: list[Region], side: float) -> float:
     """The side most dice in the frame measure, when it is not the calibrated side: the camera may
     have been lowered or raised since calibration (0.0 when they measure the calibrated side, or no
     side a moved camera could show)."""
-    shorts = square_sides(regions)
+    shorts = square_sides(regions, MOVED_DARK)
     if not shorts:
         return 0.0
     seen = agreed_side(shorts)
@@ -229,7 +234,7 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
             # the frame is only what most regions agree on, and cannot tell them apart
             smaller = [smaller_die(g, side, frame.shape, glare) for g in regions]
             # counted as dice only when square-cornered, as moved_side measures them (not a light die's shade)
-            left_out = len(square_sides([g for g, out in zip(regions, smaller) if out]))
+            left_out = len(square_sides([g for g, out in zip(regions, smaller) if out], MOVED_DARK))
             regions = [g for g, out in zip(regions, smaller) if not out]
         if big is not None:
             regions = [g for g in regions if not big[min(int(g.y), big.shape[0] - 1),

@@ -208,7 +208,7 @@ class DiceReader:
             det = self.detect(work, expected, seen=seen)
         dice = self.classify(work, det, seen)
         moved, measured = 0.0, 0.0
-        if det.moved and (det.moved > self.model.side or det.left_out > len(det.dice)):
+        if det.moved and (det.moved > self.model.side or det.left_out > len(det.dice) or not det.dice):
             # Smaller dice left out beside more dice of the taught size are another set's: ours measure as taught
             measured = det.moved / self.model.side
         side = (det.moved if measured else det.side) * back  # in the frame's own pixels: what the camera shows
