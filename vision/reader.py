@@ -41,7 +41,7 @@ class Reading:
     moved: float = 0.0  # the dice looked this many times their calibrated size and were read at it (the camera moved?)
     # the dice measured this many times their calibrated size, whether read at it or not (0.0: they measure
     # it, or the model measures each frame). Untold, dice that look smaller are left out as another set's
-    # (moved_camera): this says so when they are most of the dark dice seen
+    # (moved_camera): smaller is said only when they outnumber the dice read, or none was
     measured: float = 0.0
 
     @property
