@@ -208,10 +208,11 @@ class DiceReader:
             det = self.detect(work, expected, seen=seen)
         dice = self.classify(work, det, seen)
         moved, measured = 0.0, 0.0
-        if det.moved and (det.moved > self.model.side or det.left_out > len(det.dice) or not det.dice):
+        lone = det.lone_moved  # lone dice: askew rows measure wide (Detection.lone_moved)
+        if lone and (lone > self.model.side or det.left_out > len(det.dice) or not det.dice):
             # Smaller dice left out beside more dice of the taught size are another set's: ours measure as taught
-            measured = det.moved / self.model.side
-        side = (det.moved if measured else det.side) * back  # in the frame's own pixels: what the camera shows
+            measured = lone / self.model.side
+        side = (lone if measured else det.side) * back  # in the frame's own pixels: what the camera shows
         if det.moved:
             again = self.moved_camera(frame, shrink, det, dice, expected)
             if again is not None:
