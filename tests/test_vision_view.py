@@ -32,10 +32,10 @@ class Clock:
         return self.t
 
 
-def view_of(frame, ok=True, clock=None):
+def view_of(frame, ok=True, clock=None, reader=None):
     latest = LatestFrame(clock or Clock())
     latest.put(0.0, frame)
-    reader = DiceReader()
+    reader = reader or DiceReader()
     return CameraView(latest, lambda: reader, lambda: ok, clock=clock or latest.clock)
 
 
@@ -95,12 +95,6 @@ def taught_at(side):
     return DiceReader(replace(DiceReader().model, side=side))
 
 
-def status_of(frame, reader):
-    latest = LatestFrame(Clock())
-    latest.put(0.0, frame)
-    return CameraView(latest, lambda: reader, lambda: True, clock=latest.clock).status()
-
-
 @pytest.fixture(scope="module")
 def real():
     """A real photo of three of the set's dice lying apart, and the side they measure in it."""
@@ -110,7 +104,7 @@ def real():
 
 def test_dice_smaller_than_taught_are_named_not_shown_as_a_fine_empty_tray(real):
     frame, side = real
-    status = status_of(frame, taught_at(side / 0.8))  # the camera raised by a quarter since
+    status = view_of(frame, reader=taught_at(side / 0.8)).status()  # the camera raised by a quarter since
     moved = [p for p in status["problems"] if p["code"] == "moved"]
     # untold how many were thrown, dice that all look smaller are left out as another set's: the view
     # said "the picture looks fine" over an empty tray
@@ -121,15 +115,15 @@ def test_dice_smaller_than_taught_are_named_not_shown_as_a_fine_empty_tray(real)
 
 def test_dice_larger_than_taught_are_named(real):
     frame, side = real
-    moved = [p for p in status_of(frame, taught_at(side / 1.25))["problems"] if p["code"] == "moved"]
+    moved = [p for p in view_of(frame, reader=taught_at(side / 1.25)).status()["problems"] if p["code"] == "moved"]
     assert moved and moved[0]["args"]["times"] == pytest.approx(1.25, abs=0.05) and "larger" in moved[0]["text"]
 
 
 def test_dice_of_the_taught_size_beside_another_sets_smaller_dice_raise_nothing(real):
     frame, side = real
-    status = status_of(frame, taught_at(side))
+    status = view_of(frame, reader=taught_at(side)).status()
     assert status["ok"] and len(status["dice"]) == 3
     # two of the set's dice beside a smaller dark die of another set, a lighter one and many light
     # dice: the square dark dice measure smaller by most votes, but the smaller ones are not ours
-    crowded = status_of(read_image(PHOTOS / "detect" / "t1_IMG_20191208_111642.jpg"), taught_at(side))
+    crowded = view_of(read_image(PHOTOS / "detect" / "t1_IMG_20191208_111642.jpg"), reader=taught_at(side)).status()
     assert "moved" not in [p["code"] for p in crowded["problems"]] and len(crowded["dice"]) >= 2

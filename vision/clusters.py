@@ -107,13 +107,18 @@ def find_regions(die: np.ndarray, core: np.ndarray, face: np.ndarray) -> list[Re
     return [region([c], core, face) for c in contours if cv2.contourArea(c) >= floor]
 
 
+def lone_die(g: Region) -> bool:
+    """Whether a region is about as long as it is wide: one die, not a row of touching dice."""
+    return g.long < 1.12 * g.short
+
+
 def square_sides(regions: list[Region], dark_share: float = DARK_SHARE) -> list[float]:
     """The side each square-cornered region says a die has: a lone die, or a row of touching dice,
     which is still one die wide (a cocked die is longer, not wider). dark_share: the least share of
     a region that is dark face."""
-    return [(g.short + g.long) / 2 if g.long < 1.12 * g.short else g.short for g in regions
+    return [(g.short + g.long) / 2 if lone_die(g) else g.short for g in regions
             if g.dark >= dark_share and MIN_SIDE <= g.short <= MAX_SIDE
-            and (g.fill > 0.86 or (g.fill > 0.7 and g.long < 1.12 * g.short))]  # a symbol may notch a face
+            and (g.fill > 0.86 or (g.fill > 0.7 and lone_die(g)))]  # a symbol may notch a face
 
 
 def measure_side(regions: list[Region]) -> float:

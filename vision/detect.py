@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .clusters import (DARK_SHARE, DEFAULT_SIDE, Blob, Region, agreed_side, cut_necks, find_regions, measure_side,
-                       merge_slivers, on_grid, side_for_count, smaller_die, square_sides)
+from .clusters import (DARK_SHARE, DEFAULT_SIDE, Blob, Region, agreed_side, cut_necks, find_regions, lone_die,
+                       measure_side, merge_slivers, on_grid, side_for_count, smaller_die, square_sides)
 from .counting import choose
 
 CORE_RATIO = 0.45  # a die's face: black ~0.15-0.3 of the tray's brightness, smoky, navy, purple up to ~0.45
@@ -190,7 +190,7 @@ def moved_side(regions: list[Region], side: float) -> tuple[float, float]:
     """(the side most dice in the frame measure, the same on lone dice alone), each when it is not the
     calibrated side: the camera may have been lowered or raised since calibration (0.0 when they
     measure the calibrated side, or no side a moved camera could show)."""
-    lone = _agreed([g for g in regions if g.long < 1.12 * g.short], MOVED_DARK)
+    lone = _agreed([g for g in regions if lone_die(g)], MOVED_DARK)
     seen = _agreed(regions, DARK_SHARE) or lone  # lone dice with large light symbols, when nothing else tells
 
     def off(s: float) -> float:
@@ -246,7 +246,7 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
             # a calibrated die size tells our dice from another set's smaller ones; a size measured from
             # the frame is only what most regions agree on, and cannot tell them apart
             smaller = [smaller_die(g, side, frame.shape, glare) for g in regions]
-            # counted as dice only when square-cornered, as moved_side measures them (not a light die's shade)
+            # counted as dice only when square-cornered (square_sides at MOVED_DARK), not a light die's shade
             left_out = len(square_sides([g for g, out in zip(regions, smaller) if out], MOVED_DARK))
             regions = [g for g, out in zip(regions, smaller) if not out]
         if big is not None:

@@ -207,27 +207,27 @@ class DiceReader:
             seen = {}
             det = self.detect(work, expected, seen=seen)
         dice = self.classify(work, det, seen)
-        moved, measured = 0.0, 0.0
-        lone = det.lone_moved  # lone dice: askew rows measure wide (Detection.lone_moved)
-        if lone and (lone > self.model.side or det.left_out > len(det.dice) or not det.dice):
-            # Smaller dice left out beside more dice of the taught size are another set's: ours measure as taught
-            measured = lone / self.model.side
-        side = (lone if measured else det.side) * back  # in the frame's own pixels: what the camera shows
+        # the side the lone dice measure, when another (askew rows measure wide: Detection.lone_moved); smaller
+        # dice left out beside more dice of the taught size are another set's, and ours measure as taught
+        lone = det.lone_moved
+        if lone and not (lone > self.model.side or det.left_out > len(det.dice) or not det.dice):
+            lone = 0.0
+        moved, measured = 0.0, lone / self.model.side if lone else 0.0
         if det.moved:
             again = self.moved_camera(frame, shrink, det, dice, expected)
             if again is not None:
                 moved = measured = det.moved / self.model.side
                 work, back, det, dice = again
-                side = det.side * back
+                lone = 0.0  # read at the size they measure: det.side is it
         if not self.model.side and dice and side0 >= BLOCK_LOOK * DEFAULT_SIDE:
             halves = self.cut_in_half(work0, side0, dice, expected, seen0)
             if halves is not None:
                 work, back, (det, dice) = work0, back0, halves
-                side = det.side * back
         if back != 1.0:
             dice = [replace(d, x=int(round(d.x * back)), y=int(round(d.y * back)),
                             box=tuple(int(round(v * back)) for v in d.box)) for d in dice]
-        return Reading(dice, det.hand, timestamp, det.check, moved, measured), side
+        # the side in the frame's own pixels: what the camera shows, not what was taught
+        return Reading(dice, det.hand, timestamp, det.check, moved, measured), (lone or det.side) * back
 
     def moved_camera(self, frame: np.ndarray, shrink: float, det: Detection, dice: list[Die],
                      expected=None) -> tuple | None:

@@ -106,10 +106,10 @@ def problems_of(frame: np.ndarray, reading: Reading, side: float, edge, level: f
         out.append({"code": "glare", "text": f"Glare: {100 * burnt:.1f}% of the picture is burnt white; move the "
                                              "lamp to one side or tilt it away from the camera.",
                     "args": {"share": round(100 * burnt, 1)}})
-    measured = bool(reading.dice) or reading.measured > 0  # dice were measured, read or not (moved, below)
-    tiny = None if measured or level < DARK_LEVEL else small_dice(frame, level)
-    if (measured and side < SMALL_DIE_PX) or tiny is not None:
-        side = side if measured else tiny
+    sized = bool(reading.dice) or reading.measured > 0  # dice were measured, read or not (moved, below)
+    tiny = None if sized or level < DARK_LEVEL else small_dice(frame, level)
+    if (sized and side < SMALL_DIE_PX) or tiny is not None:
+        side = side if sized else tiny
         out.append({"code": "small", "text": f"Dice too small: {side:.0f} px across; move the camera closer "
                                              f"({SMALL_DIE_PX + 8} px or more reads best).",
                     "args": {"px": round(side), "best": SMALL_DIE_PX + 8}})
