@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from vision import render
-from vision.calibrate import calibrate
+from vision.calibrate import _with_net, calibrate
 from vision.report import report_lines
-from vision.model import CLASSES, UNKNOWN, load_model
+from vision.model import CLASSES, UNKNOWN, Model, load_model
 from vision.reader import DiceReader
 from vision.train import match
 
@@ -63,3 +63,37 @@ def test_the_refitted_network_alone_reads_the_tables_new_rolls(fooled_table):
             bees_and_zzz += truth.face in ("bee", "zzz")
     assert bees_and_zzz >= 10
     assert right / total >= 0.9
+
+
+def _left_out(faces: list[int], margin: float) -> tuple:
+    """(fit, base, truth) as calibration has them for dice of these faces: the photos' own prototypes
+    read every left-out die right, its own face nearer than the others by margin (of a 0.5 radius)."""
+    truth = np.array(faces)
+    model = Model(protos=np.zeros((1, 4), np.float32), labels=np.zeros(1, int), scale=0.12, radius=0.5)
+    d = np.full((len(truth), len(CLASSES)), 0.3)
+    d[np.arange(len(truth)), truth] = 0.3 - margin
+    return (model, d, {"accuracy": 1.0}, 1.0), replace(model, radius=0.5), truth
+
+
+def _net_reading(truth: np.ndarray, sure: float) -> np.ndarray:
+    q = np.full((len(truth), len(CLASSES)), (1 - sure) / (len(CLASSES) - 1))
+    q[np.arange(len(truth)), truth] = sure
+    return q
+
+
+def test_the_network_is_kept_when_it_reads_the_dice_far_more_surely_though_one_reads_the_other_way():
+    fit, base, truth = _left_out([BEE, ZZZ] * 30, margin=0.05)
+    q = _net_reading(truth, 0.97)
+    q[0] = [0.08, 0.0, 0.9, 0.0, 0.02]  # one bee of sixty it takes for a Zzz
+    kept = _with_net(fit, q, base, truth, {"bee": 3, "zzz": 3})
+    assert kept is not None
+    # with the prototypes, that bee still reads as a Zzz, and its report says so
+    assert kept[2][0].argmax() == ZZZ
+    assert kept[1]["faces"]["bee"] < 1.0 and kept[1]["faces"]["zzz"] == 1.0
+
+
+def test_a_network_that_takes_the_dice_for_other_faces_is_left_out():
+    fit, base, truth = _left_out([BEE, ZZZ] * 30, margin=0.2)
+    # dice it was never made for (pips): it reads most as some other face
+    q = _net_reading((truth + 1) % UNKNOWN, 0.9)
+    assert _with_net(fit, q, base, truth, {"bee": 3, "zzz": 3}) is None
