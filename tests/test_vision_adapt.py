@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision import render
-from vision.calibrate import _with_net, calibrate
+from vision.calibrate import NET_TRUST, _with_net, calibrate
 from vision.report import report_lines
 from vision.model import CLASSES, UNKNOWN, Model, load_model
 from vision.reader import DiceReader
@@ -40,6 +40,7 @@ def test_a_network_fooled_by_the_tables_art_is_kept_once_refitted_to_its_photos(
     # each calibration die was read by the network refitted without the die's photo, and that read
     # them as well as the table's own prototypes do: a network still calling Zzz a bee would not be
     assert model.report["network"] is True
+    assert model.net_trust == NET_TRUST  # and may take part of the prototypes' doubt away (model.gated)
     assert model.report["faces"]["bee"] >= 0.9 and model.report["faces"]["zzz"] >= 0.9
     assert any("network was refitted" in line for line in report_lines(model.report))
     # what it refitted is the face columns; what a cocked die looks like it keeps from training

@@ -281,6 +281,29 @@ def test_a_calibrated_tables_own_dice_have_a_say_beside_the_network(tmp_path):
     assert vm.load_model(tmp_path / "none.npz").own_weight == 0.0
 
 
+def test_a_network_refitted_to_the_table_takes_part_of_the_prototypes_doubt_away(tmp_path):
+    # six photos a face never showed a ZomBee cut quite like this one: its prototypes doubt it is a
+    # face at all, while the network, refitted to the table, reads it surely
+    p = np.array([[0.01, 0.0, 0.0, 0.02, 0.97]])
+    q = np.array([[0.0, 0.0, 0.0, 1.0, 0.0]])
+    assert vm.CLASSES[vm.gated(p, q, own_weight=0.65)[0].argmax()] == "unknown"
+    trusted = vm.gated(p, q, own_weight=0.65, trust=0.5)[0]
+    assert vm.CLASSES[trusted.argmax()] == "zombee" and 0.5 < trusted.max() < 0.9  # read, but not surely
+    assert trusted.sum() == pytest.approx(1.0)
+    # the network's own doubt (it learned cocked dice) is not taken away
+    cocked = vm.gated(p, np.array([[0.02, 0.0, 0.03, 0.0, 0.95]]), own_weight=0.65, trust=0.5)[0]
+    assert vm.CLASSES[cocked.argmax()] == "unknown"
+    # nor a die the prototypes find like no face at all, however sure the network
+    strange = vm.gated(np.array([[0.0, 0.0, 0.0, 0.0, 1.0]]), q, own_weight=0.65, trust=0.5)[0]
+    assert vm.CLASSES[strange.argmax()] == "unknown"
+    m = _toy()
+    m.net_trust = 0.5
+    vm.save_model(m, tmp_path / "t.npz")
+    assert vm.load_model(tmp_path / "t.npz").net_trust == pytest.approx(0.5)
+    vm.save_model(_toy(), tmp_path / "none.npz")
+    assert vm.load_model(tmp_path / "none.npz").net_trust == 0.0  # the stock model keeps full doubt
+
+
 def test_a_network_told_that_unreadable_dice_are_rare_calls_a_borderline_die_a_face():
     from vision.net import fit_net, net_proba
 

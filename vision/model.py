@@ -65,6 +65,7 @@ class Model:
     descriptor: str = "map"  # "map": symbol maps (features.face_map); "views": features.views
     neighbours: int = 1  # prototypes of a face that are averaged (squared) into its distance
     own_weight: float = 0.0  # with a network: how much the prototypes' own choice of face counts (see gated)
+    net_trust: float = 0.0  # with a network refitted to this table: how far its sureness lifts the prototypes' doubt
     soften: float = 0.0  # views: each crop blurred by this (sigma, px) first (features.SOFTEN; not the network's)
     signed: bool = False  # views: edge directions over a whole turn (features.SIGNED_BINS; not the network's)
     nudge: float = 0.0  # views: a doubtful die also cut this much of a side off centre four ways (reader.SURE)
@@ -142,7 +143,8 @@ class Model:
             return p
         if extra is None:
             raise ValueError("this model also needs the symbol statistics of each die (symbol.symbol_features)")
-        return gated(p, net_proba(self.net, x, extra, views if net_views is None else net_views), self.own_weight)
+        return gated(p, net_proba(self.net, x, extra, views if net_views is None else net_views), self.own_weight,
+                     self.net_trust)
 
 
 def white(tray: np.ndarray, calibrated: np.ndarray | None = None) -> np.ndarray:
@@ -163,18 +165,21 @@ def white(tray: np.ndarray, calibrated: np.ndarray | None = None) -> np.ndarray:
     return np.asarray(tray, np.float32) / calibrated * float(calibrated.max())
 
 
-def gated(p: np.ndarray, q: np.ndarray, own_weight: float = 0.0) -> np.ndarray:
+def gated(p: np.ndarray, q: np.ndarray, own_weight: float = 0.0, trust: float = 0.0) -> np.ndarray:
     """The network's answer q, trusted as far as the prototypes' p says the die is a face at all.
     With own_weight, the face is the network's and the prototypes' choice together (a weighted
     geometric mean of the two, own_weight for the prototypes'): a calibrated model's prototypes are
-    this table's own dice, which the network never saw."""
+    this table's own dice, which the network never saw. With trust, a network sure of a face takes
+    up to that share of the prototypes' doubt away (a network refitted to this table: see
+    calibrate.NET_TRUST); a die the prototypes find wholly strange then reads no surer than trust."""
     known = 1 - p[:, UNKNOWN]
+    doubt = p[:, UNKNOWN] * (1 - trust * q[:, :UNKNOWN].max(axis=1)) if trust > 0 else p[:, UNKNOWN]
     if own_weight > 0:
         faces = q[:, :UNKNOWN] ** (1 - own_weight) * (p[:, :UNKNOWN] / np.maximum(known, 1e-9)[:, None]) ** own_weight
         faces *= ((1 - q[:, UNKNOWN]) / np.maximum(faces.sum(axis=1), 1e-30))[:, None]
         q = np.concatenate([faces, q[:, UNKNOWN:]], axis=1)
-    out = q * known[:, None]
-    out[:, UNKNOWN] += 1 - known
+    out = q * (1 - doubt)[:, None]
+    out[:, UNKNOWN] += doubt
     return out
 
 
@@ -182,7 +187,8 @@ def save_model(model: Model, path) -> None:
     arrays = dict(
         format_version=np.array(FORMAT_VERSION), classes=np.array(CLASSES), kind=np.array(model.kind),
         descriptor=np.array(model.descriptor), neighbours=np.array(model.neighbours, np.int16),
-        own_weight=np.array(model.own_weight, np.float32), soften=np.array(model.soften, np.float32),
+        own_weight=np.array(model.own_weight, np.float32), net_trust=np.array(model.net_trust, np.float32),
+        soften=np.array(model.soften, np.float32),
         signed=np.array(model.signed), nudge=np.array(model.nudge, np.float32), balanced=np.array(model.balanced),
         protos=model.protos.astype(np.float16), labels=model.labels.astype(np.int8),
         scale=np.array(model.scale, np.float32), radius=np.array(model.radius, np.float32),
@@ -269,6 +275,7 @@ def _load(path: Path) -> Model:
                  threshold=float(data.get("threshold", 0.5)), report=report, net=net, descriptor=descriptor,
                  neighbours=max(1, int(data.get("neighbours", 1))),
                  own_weight=float(np.clip(data.get("own_weight", 0.0), 0.0, 1.0)),
+                 net_trust=float(np.clip(np.nan_to_num(data.get("net_trust", 0.0)), 0.0, 1.0)),
                  soften=float(np.clip(np.nan_to_num(data.get("soften", 0.0)), 0.0, MAX_SOFTEN)), signed=signed,
                  nudge=float(np.clip(np.nan_to_num(data.get("nudge", 0.0)), 0.0, MAX_NUDGE)),
                  balanced=bool(data.get("balanced", False)))
