@@ -57,8 +57,8 @@ NEIGHBOURS = 2
 # and 0.35 99.77 / 99.55 %; on the bench's own tables 0.65 did best of the four
 OWN_WEIGHT = 0.65
 # ... and a refitted network sure of a face takes up to half the prototypes' doubt away (model.gated).
-# Six photos a face are few: a roll's ZomBee in a row of touching dice, cut a little off, can lie beyond
-# every ZomBee the photos showed while the network, which learned from thousands of renders, reads it
+# Six photos a face are few: a roll's ZomBee, alone or in a row of touching dice, can lie beyond every
+# ZomBee the photos showed while the network, which learned from thousands of renders, reads it
 # surely (and has its own unknown for a cocked die). Such dice read unknown: 14 of the 37 dice missed
 # on 24 held-out-art tables. With 0.5 the bench's calibrated held-out art read 99.46 % instead of
 # 99.38 % and its trays 99.24 % instead of 99.17 %, with no cocked die or empty spot read as a face;
