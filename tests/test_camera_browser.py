@@ -238,18 +238,22 @@ def test_the_german_report_gives_its_advice_in_german_and_keeps_each_face_whole_
     context.close()
 
 
-@pytest.mark.parametrize("lang, times, words", [
-    ("de", 0.8, "Die meisten Würfel wirken kleiner als die angelernten (0,80-fache Größe) und werden nicht "
-                "gelesen: Wurde die Kamera höher gestellt, stellen Sie sie zurück oder lernen Sie die Würfel neu an."),
-    ("en", 1.27, "The dice look larger than the ones taught (1.27 times their size): if the camera was lowered, "
-                 "put it back or teach the dice again."),
+@pytest.mark.parametrize("lang, times, read, words", [
+    ("de", 0.8, False, "Die meisten Würfel wirken kleiner als die angelernten (0,80-fache Größe) und werden nicht "
+                       "gelesen: Wurde die Kamera höher gestellt, stellen Sie sie zurück oder lernen Sie die Würfel neu an."),
+    ("de", 0.8, True, "Die Würfel wirken kleiner als beim Anlernen: Wurde die Kamera höher gestellt, lernen Sie die "
+                      "Würfel neu an, damit sie am sichersten gelesen werden."),
+    ("en", 1.27, False, "The dice look larger than the ones taught (1.27 times their size): if the camera was lowered, "
+                        "put it back or teach the dice again."),
 ])
-def test_dice_another_size_than_taught_are_named_in_the_phones_language(site, browser, lang, times, words):
+def test_dice_another_size_than_taught_are_named_in_the_phones_language(site, browser, lang, times, read, words):
     """The camera view's problem `moved` (vision/view.py) as a phone 320 px wide words it: smaller dice
-    are not read at all, and the view had said the picture looked fine."""
+    had not been read at all, and the view had said the picture looked fine. Now they are read at their
+    size where they can be (read), and it says so in other words."""
     from playwright.sync_api import expect
 
-    status = {"ok": False, "problems": [{"code": "moved", "args": {"times": times}, "text": "(the server's English)"}],
+    status = {"ok": False, "problems": [{"code": "moved", "args": {"times": times, "read": read},
+                                         "text": "(the server's English)"}],
               "size": [640, 480], "die_px": 24.2, "dice": [], "hand": False, "frame": 1}
     context = browser.new_context(viewport={"width": 320, "height": 700}, base_url=site["url"], locale=lang)
     context.add_init_script(f"localStorage.setItem('companion.pin', '{PIN}')")
@@ -259,5 +263,5 @@ def test_dice_another_size_than_taught_are_named_in_the_phones_language(site, br
     page.click("#cam-details summary")
     expect(page.locator("#cam-details")).to_contain_text(words)
     assert "looks fine" not in page.locator("#cam-details").text_content()
-    shot(page, f"camera-moved-{lang}-320.png")
+    shot(page, f"camera-moved-{lang}{'-read' if read else ''}-320.png")
     context.close()

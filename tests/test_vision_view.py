@@ -106,10 +106,11 @@ def test_dice_smaller_than_taught_are_named_not_shown_as_a_fine_empty_tray(real)
     frame, side = real
     status = view_of(frame, reader=taught_at(side / 0.8)).status()  # the camera raised by a quarter since
     moved = [p for p in status["problems"] if p["code"] == "moved"]
-    # untold how many were thrown, dice that all look smaller are left out as another set's: the view
-    # said "the picture looks fine" over an empty tray
-    assert status["dice"] == [] and not status["ok"] and moved
-    assert moved[0]["args"]["times"] == pytest.approx(0.8, abs=0.05) and "smaller" in moved[0]["text"]
+    # untold how many were thrown, dice that all look smaller were left out as another set's, and the view
+    # said "the picture looks fine" over an empty tray; now they are read at their size, and it says why
+    assert len(status["dice"]) == 3 and not status["ok"] and moved
+    assert moved[0]["args"]["times"] == pytest.approx(0.8, abs=0.05) and moved[0]["args"]["read"]
+    assert moved[0]["text"].startswith("The dice look smaller than when they were taught")
     assert status["die_px"] == pytest.approx(side, rel=0.05)  # what the camera shows, not what was taught
 
 

@@ -157,7 +157,8 @@ def cmd_read(args) -> int:
             continue
         results.append({"image": path, **reading.to_dict()})
         # said to a person (the JSON keys stay as they are); told the count, such dice are read at their size
-        moved[path] = None if reading.moved else moved_words(reading.measured)
+        # and nothing is said (the tray watcher says it at the table); untold, smaller ones are too, and said
+        moved[path] = None if reading.moved and args.thrown else moved_words(reading.measured, bool(reading.moved))
         if args.annotate:
             out = Path(args.annotate) / (Path(path).stem + ".png")
             if not cv2.imwrite(str(out), annotate(frame, reading)):

@@ -54,6 +54,9 @@ class Detection:
     # (moved_camera), and on the real photos shrunk to 0.625 rows and dice beside light dice were what
     # was measured (27 of 29 dice found told against 19 by lone dice); what is said uses this
     lone_moved: float = 0.0
+    # side given: (x, y, long side) of each whole dark die left out as smaller than ours (clusters.smaller_die),
+    # square or not: untold, the reader reads them at their own size (reader.DiceReader.smaller_too)
+    smaller: tuple = ()
 
 
 def tray_level(frame: np.ndarray, small: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -237,10 +240,10 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
                          interpolation=cv2.INTER_NEAREST)
     glare = reflections(frame, tray) if known else None
 
-    left_out = 0
+    left_out, dropped = 0, []
 
     def regions_at(regions: list, side: float) -> list:
-        nonlocal left_out
+        nonlocal left_out, dropped
         regions = cut_necks(merge_slivers(regions, side), side, core, face)
         if glare is not None:
             # a calibrated die size tells our dice from another set's smaller ones; a size measured from
@@ -248,6 +251,7 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
             smaller = [smaller_die(g, side, frame.shape, glare) for g in regions]
             # counted as dice only when square-cornered (square_sides at MOVED_DARK), not a light die's shade
             left_out = len(square_sides([g for g, out in zip(regions, smaller) if out], MOVED_DARK))
+            dropped = [(g.x, g.y, g.long) for g, out in zip(regions, smaller) if out]
             regions = [g for g, out in zip(regions, smaller) if not out]
         if big is not None:
             regions = [g for g in regions if not big[min(int(g.y), big.shape[0] - 1),
@@ -268,4 +272,4 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
                     dice, check, side = alt, None, other
                     break
     dice.sort(key=lambda b: (b.y, b.x))
-    return Detection(dice, hand, side, tray, check, moved, left_out, lone_moved)
+    return Detection(dice, hand, side, tray, check, moved, left_out, lone_moved, tuple(dropped))

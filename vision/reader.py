@@ -40,8 +40,8 @@ class Reading:
     check: str | None = None  # e.g. "the tray shows 4 dice where 5 were thrown": the table should look
     moved: float = 0.0  # the dice looked this many times their calibrated size and were read at it (the camera moved?)
     # the dice measured this many times their calibrated size, whether read at it or not (0.0: they measure
-    # it, or the model measures each frame). Untold, dice that look smaller are left out as another set's
-    # (moved_camera): smaller is said only when they outnumber the dice read, or none was
+    # it, or the model measures each frame). Untold, dice that look smaller are read at their own size
+    # (smaller_too): smaller is said only when they outnumber the dice of the taught size, or none was
     measured: float = 0.0
 
     @property
@@ -219,6 +219,12 @@ class DiceReader:
                 moved = measured = det.moved / self.model.side
                 work, back, det, dice = again
                 lone = 0.0  # read at the size they measure: det.side is it
+            elif expected is None and det.smaller and det.moved < self.model.side:
+                more = self.smaller_too(frame, shrink, back, det, dice)
+                if more is not None:
+                    if len(more) >= 2 * len(dice):  # most read smaller: a camera raised since, more likely
+                        moved = det.moved / self.model.side  # than another set (what is said, moved_words)
+                    dice = more
         if not self.model.side and dice and side0 >= BLOCK_LOOK * DEFAULT_SIDE:
             halves = self.cut_in_half(work0, side0, dice, expected, seen0)
             if halves is not None:
@@ -238,9 +244,9 @@ class DiceReader:
         Only the number thrown decides: when the dice read at the calibrated size miss it (or read
         unknown, the dice CLEARLY_MOVED off their size: a frame measures a few percent off now and
         then, and a face never taught is rightly unknown), and those read at the measured size make it
-        and read clearly better. Untold, dice that all look smaller may as well be another set's
-        (clusters.smaller_die), and a leaning die, rightly unknown, makes a frame measure larger and
-        reads as a face at a smaller size."""
+        and read clearly better. Untold, nothing is read again larger: a leaning die, rightly unknown,
+        makes a frame measure larger and reads as a face at a smaller size (dice left out as smaller:
+        smaller_too)."""
         if expected is None:
             return None
         if det.check is None and ("unknown" not in [d.face for d in dice] or
@@ -253,6 +259,28 @@ class DiceReader:
         if moved.check is None and (det.check is not None or faces_read(again) > faces_read(dice) + CLEARLY_BETTER):
             return work, back, moved, again
         return None
+
+    def smaller_too(self, frame: np.ndarray, shrink: float, back: float, det: Detection,
+                    dice: list[Die]) -> list[Die] | None:
+        """dice (read in the working frame whose factor back to the frame is back), and the dice det left
+        out as smaller than taught (Detection.smaller) read at the side most dice measure (det.moved);
+        None when that reads none of them.
+
+        Untold how many were thrown, a photo alone cannot say whether they are another set's dice or
+        ours under a camera raised since calibration. Left out, the real test/ photos shrunk to 0.8 of
+        the size they were taught at showed 6 of their 29 dice; read at their size, 28. Only where a die
+        was left out: elsewhere the larger copy found dice in light dice's pips and shades. Told,
+        moved_camera decides by the number thrown."""
+        work, moved_back = working(frame, shrink * self.model.side / det.moved)
+        seen = {}
+        found = self.classify(work, self.detect(work, None, seen=seen), seen)
+        k = moved_back / back  # from that frame's pixels to those of dice and det
+
+        def left_out(d: Die) -> bool:
+            return any((d.x * k - x) ** 2 + (d.y * k - y) ** 2 <= (0.6 * size) ** 2 for x, y, size in det.smaller)
+        more = [replace(d, x=int(round(d.x * k)), y=int(round(d.y * k)), box=tuple(int(round(v * k)) for v in d.box))
+                for d in found if left_out(d)]
+        return dice + more if more else None
 
     def cut_in_half(self, work: np.ndarray, side: float, dice: list[Die], expected=None, seen: dict | None = None):
         """(detection, dice) at half the side measured, when they read clearly better than the dice
@@ -324,13 +352,17 @@ class DiceReader:
         return [seen[b] for b in det.dice]
 
 
-def moved_words(measured: float) -> str | None:
+def moved_words(measured: float, read: bool = False) -> str | None:
     """What to do about dice that measure `measured` times their taught size (Reading.measured), in
-    English; None when they measure it (within CLEARLY_MOVED) or nothing was taught."""
+    English; None when they measure it (within CLEARLY_MOVED) or nothing was taught. read: they were
+    read at the size they measure (Reading.moved)."""
     if not measured or size_off(measured, 1.0) < CLEARLY_MOVED:
         return None
     times = round(measured, 2)
-    if times < 1:  # untold, left out as another set's dice (moved_camera)
+    if times < 1 and read:  # the tray watcher's notice (vision/tray.py), in the same words
+        return ("The dice look smaller than when they were taught: if the camera was raised, teach the dice "
+                "again for the surest reading.")
+    if times < 1:  # untold, left out as another set's dice (smaller_too read none)
         return (f"Most dice look smaller than the ones taught ({times} times their size) and are not read: "
                 "if the camera was raised, put it back or teach the dice again.")
     return (f"The dice look larger than the ones taught ({times} times their size): if the camera was "

@@ -113,11 +113,12 @@ def problems_of(frame: np.ndarray, reading: Reading, side: float, edge, level: f
         out.append({"code": "small", "text": f"Dice too small: {side:.0f} px across; move the camera closer "
                                              f"({SMALL_DIE_PX + 8} px or more reads best).",
                     "args": {"px": round(side), "best": SMALL_DIE_PX + 8}})
-    moved = moved_words(reading.measured)
+    moved = moved_words(reading.measured, bool(reading.moved))
     if moved:
-        # The taught size tells our dice from another set's: dice that all look smaller are left out of
-        # a reading the game has not said how many dice to expect, so this view would show none
-        out.append({"code": "moved", "args": {"times": round(reading.measured, 2)}, "text": moved})
+        # Untold how many were thrown, dice that all look smaller are read at their size (reader.smaller_too)
+        # or, when that finds none, left out as another set's: either way the camera was likely raised
+        out.append({"code": "moved", "args": {"times": round(reading.measured, 2), "read": bool(reading.moved)},
+                    "text": moved})
     if reading.hand:
         out.append({"code": "hand", "text": "A hand is over the tray."})
     return out

@@ -103,7 +103,9 @@
       case "glare": return TC.t("Glare: {share} of the picture is burnt white; move the lamp to one side or tilt it away from the camera.",
         { share: TC.percent(a.share / 100, 1) });
       case "small": return TC.t("Dice too small: {px} px across; move the camera closer ({best} px or more reads best).", a);
-      case "moved": return a.times < 1
+      case "moved": return a.read && a.times < 1
+        ? TC.t("The dice look smaller than when they were taught: if the camera was raised, teach the dice again for the surest reading.")
+        : a.times < 1
         ? TC.t("Most dice look smaller than the ones taught ({times} times their size) and are not read: if the camera was raised, put it back or teach the dice again.",
           { times: TC.number(a.times, 2) })
         : TC.t("The dice look larger than the ones taught ({times} times their size): if the camera was lowered, put it back or teach the dice again.",
