@@ -173,7 +173,7 @@ def gated(p: np.ndarray, q: np.ndarray, own_weight: float = 0.0, trust: float = 
     up to that share of the prototypes' doubt away (a network refitted to this table: see
     calibrate.NET_TRUST); a die the prototypes find wholly strange then reads no surer than trust."""
     known = 1 - p[:, UNKNOWN]
-    doubt = p[:, UNKNOWN] * (1 - trust * q[:, :UNKNOWN].max(axis=1)) if trust > 0 else p[:, UNKNOWN]
+    doubt = p[:, UNKNOWN] * (1 - trust * q[:, :UNKNOWN].max(axis=1))
     if own_weight > 0:
         faces = q[:, :UNKNOWN] ** (1 - own_weight) * (p[:, :UNKNOWN] / np.maximum(known, 1e-9)[:, None]) ** own_weight
         faces *= ((1 - q[:, UNKNOWN]) / np.maximum(faces.sum(axis=1), 1e-30))[:, None]
