@@ -230,8 +230,7 @@ class DiceReader:
             if halves is not None:
                 work, back, (det, dice) = work0, back0, halves
         if back != 1.0:
-            dice = [replace(d, x=int(round(d.x * back)), y=int(round(d.y * back)),
-                            box=tuple(int(round(v * back)) for v in d.box)) for d in dice]
+            dice = [scaled(d, back) for d in dice]
         # the side in the frame's own pixels: what the camera shows, not what was taught
         return Reading(dice, det.hand, timestamp, det.check, moved, measured), (lone or det.side) * back
 
@@ -276,10 +275,9 @@ class DiceReader:
         found = self.classify(work, self.detect(work, None, seen=seen), seen)
         k = moved_back / back  # from that frame's pixels to those of dice and det
 
-        def left_out(d: Die) -> bool:
+        def where_left_out(d: Die) -> bool:
             return any((d.x * k - x) ** 2 + (d.y * k - y) ** 2 <= (0.6 * size) ** 2 for x, y, size in det.smaller)
-        more = [replace(d, x=int(round(d.x * k)), y=int(round(d.y * k)), box=tuple(int(round(v * k)) for v in d.box))
-                for d in found if left_out(d)]
+        more = [scaled(d, k) for d in found if where_left_out(d)]
         return dice + more if more else None
 
     def cut_in_half(self, work: np.ndarray, side: float, dice: list[Die], expected=None, seen: dict | None = None):
@@ -350,6 +348,11 @@ class DiceReader:
                     face = "unknown"  # not sure enough to tell the game a face
                 seen[b] = Die(face, int(round(b.x)), int(round(b.y)), conf, b.box)
         return [seen[b] for b in det.dice]
+
+
+def scaled(d: Die, k: float) -> Die:
+    """The die with its position and box in pixels k times as large (another copy of the frame)."""
+    return replace(d, x=int(round(d.x * k)), y=int(round(d.y * k)), box=tuple(int(round(v * k)) for v in d.box))
 
 
 def moved_words(measured: float, read: bool = False) -> str | None:
