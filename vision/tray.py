@@ -23,7 +23,7 @@ from companion.notices import CameraStatus, DiceStatus, NoticeKind
 from companion.zombee_dice import DICE
 
 from .latest import LatestFrame
-from .reader import Reading
+from .reader import LOOK_SMALLER, Reading
 
 IDLE_S = 0.2  # how often an idle camera looks whether a ZomBee game has begun
 SAME_SPOT_PX = 12  # a die that moved less than this did not take part in a roll
@@ -242,8 +242,7 @@ class TrayWatcher:
     def _camera_moved(self, size: float) -> None:
         # The reader read the dice at the size they measured (DiceReader.moved_camera): it copes, but
         # the empty tray it compares with is the old framing, and untold it would not.
-        template = (N_("The dice look smaller than when they were taught: if the camera was raised, teach the "
-                       "dice again for the surest reading.") if size < 1 else
+        template = (LOOK_SMALLER if size < 1 else
                     N_("The dice look larger than when they were taught: if the camera was lowered, teach the "
                        "dice again for the surest reading."))
         self.table.notify(NoticeKind.CAMERA, status=CameraStatus.OK, **worded(template))
