@@ -12,6 +12,7 @@ import re
 import pytest
 from test_web_browser import PHONE, PIN, browser, pytestmark, shot  # noqa: F401
 
+from companion.zombee_dice import DICE
 from table_companion.run import build, shutdown
 from web.serve import ServerThread
 
@@ -112,9 +113,9 @@ def test_teach_the_dice_from_a_phone(site, browser):
 
         # refused on the spot, with the reason; nothing kept
         capture(page, "bee", ["bee", "bee", "honey"])
-        expect(page.locator("#cam-last")).to_contain_text("Not kept: mixed faces: 1 honey among them")
+        expect(page.locator("#cam-last")).to_contain_text("Not kept: mixed faces: 1 Honey among them")
         capture(page, "bee", [])
-        expect(page.locator("#cam-last")).to_have_text("Not kept: no die found: put the dice in the tray, bee up.")
+        expect(page.locator("#cam-last")).to_have_text("Not kept: no die found: put the dice in the tray, Bee up.")
         expect(page.locator("#cam-steps li").first).to_have_text("Bee: 0 of 2")
         shot(page, "camera-refused.png")
 
@@ -123,8 +124,15 @@ def test_teach_the_dice_from_a_phone(site, browser):
                 if step == "empty" and i == 0:  # dice on the empty step: refused too
                     capture(page, "empty", ["zzz"])
                     expect(page.locator("#cam-last")).to_contain_text("Not kept: one die is in the tray")
-                capture(page, step, LAY[step])
-                found = len(LAY[step])
+                if step == "zombee" and i == 0:  # the demo lays the dice the step asks for, when asked
+                    expect(page.locator("#cam-demo-lay")).to_be_visible()
+                    page.click("#cam-demo-lay")
+                    expect(page.locator("#cam-msg")).to_have_text("Laid. Now tap Capture.")
+                    page.click("#cam-capture")
+                    found = DICE  # every die of the game, zombee up
+                else:
+                    capture(page, step, LAY[step])
+                    found = len(LAY[step])
                 expect(page.locator("#cam-last")).to_have_text(
                     f"Captured {NAMES[step]} {i + 1}: {found} {'die' if found == 1 else 'dice'} found.")
         assert site["teacher"].store.counts() == STEPS

@@ -127,7 +127,7 @@ def test_a_command_from_elsewhere_appears_without_reload(site, page):
     expect(page.locator("#zb-roll")).to_contain_text("not rolled yet")
     site.table.submit({"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}, "camera")
     expect(page.locator("#zb-roll .die-label")).to_have_text(["Bee", "Bee", "Honey", "Zzz", "ZomBee"])
-    expect(page.locator("#events")).to_contain_text("Tom rolled bee, bee, honey, zzz, zombee")
+    expect(page.locator("#events")).to_contain_text("Tom rolled Bee, Bee, Honey, Zzz, ZomBee")  # as the dice are labelled
     site.table.post({"cmd": "choose", "player": "Mia"}, "panel")  # refused: explained on the page
     expect(page.locator("#events .refused")).to_contain_text("from panel")
     assert page.evaluate("window.__same_page") is True
@@ -155,7 +155,7 @@ def test_override_form_is_refused_without_the_pin_and_works_with_it(site, page):
     page.get_by_role("button", name="Enter roll").click()
     expect(page.locator("#ov-msg")).to_have_text("Done.")
     expect(page.locator("#zb-roll .die-label")).to_have_text(["Honey", "Honey", "Honey", "Zzz", "Zzz"])
-    expect(page.locator("#events .event").first).to_contain_text("Tom rolled honey, honey, honey, zzz, zzz")
+    expect(page.locator("#events .event").first).to_contain_text("Tom rolled Honey, Honey, Honey, Zzz, Zzz")
     assert site.table.state()["seq"] == seq + 1 and site.table.records()[-1]["source"] == "web"
 
     page.get_by_role("button", name="Undo last move").click()  # asks first, naming the move
@@ -284,9 +284,16 @@ def test_virtual_panel_in_demo_mode(browser, page, tmp_path):
         expect(page.locator("#panel")).to_be_visible()
         expect(page.locator("#panel-buttons button")).to_have_text(["Bee", "Roll", "Undo"])
         save_pin(page)
+        table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "cli")
         page.locator("#panel-buttons").get_by_role("button", name="Roll").click()
         expect(page.locator("#panel-msg")).to_have_text("Roll pressed.")  # next to the panel
         assert presses == [("Roll", 0.0)]
+        # Roll asked the camera: its reading answers the press (it said "Roll pressed." until the next tap)
+        table.submit({"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}, "camera")
+        expect(page.locator("#panel-msg.ok")).to_have_text("Tom rolled Bee, Bee, Honey, Zzz, ZomBee (roll 1 of 3).")
+        # a move made elsewhere leaves that answer out of date: it goes
+        table.submit({"cmd": "stop"}, "cli")
+        expect(page.locator("#panel-msg")).to_be_hidden()
     finally:
         srv.stop()
         table.stop()

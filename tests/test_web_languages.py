@@ -149,12 +149,12 @@ def test_lang_switches_to_english_and_stays(browser, site):
         expect(page.locator("#zoo")).to_contain_text("Bullets")
         page.goto(url)  # no ?lang: the choice was kept
         expect(page.locator("h1")).to_have_text("Table companion")
-        expect(page.locator("#events")).to_contain_text("Ben life −2")  # the log's lines, in English
+        expect(page.locator("#events")).to_contain_text("Ben lost 2 life: 3 left.")  # the moves before, in English
         table.submit({"cmd": "life", "player": "Ben", "delta": -1}, "cli")
         expect(page.locator("#events")).to_contain_text("Ben lost 1 life: 2 left.")
         shot(page, "web-en-zoo.png")
         page.get_by_role("link", name="Deutsch").click()
-        expect(page.locator("#events")).to_contain_text("Ben Leben −1")
+        expect(page.locator("#events")).to_contain_text("Ben verliert 1 Leben: noch 2.")
         table.submit({"cmd": "life", "player": "Ben", "delta": 1}, "cli")
         expect(page.locator("#events")).to_contain_text("Ben bekommt Leben: jetzt 3.")
         assert not errors, errors

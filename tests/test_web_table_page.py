@@ -298,8 +298,10 @@ def test_undo_and_a_new_game_ask_first_and_an_unfinished_game_comes_back(browser
     state = table.submit({"cmd": "roll", "faces": ["honey", "honey", "honey", "zzz", "zzz"]}, "cli")
     open_live(page, site.url)
     shown(page, state)
+    # The moves before the page opened read as the live ones do: who did what, the dice as labelled.
+    expect(page.locator("#events .history").first).to_contain_text("Tom rolled Honey, Honey, Honey, Zzz, Zzz (roll 1 of 3).")
     page.get_by_role("button", name="Undo last move").click()
-    expect(page.locator(".ask")).to_contain_text("Take back the last move (Rolled honey")
+    expect(page.locator(".ask")).to_contain_text("Take back the last move? Tom rolled Honey, Honey, Honey, Zzz, Zzz")
     page.get_by_role("button", name="Keep it").click()
     assert table.state()["seq"] == state["seq"]
     page.locator("#setup summary").click()

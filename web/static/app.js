@@ -65,7 +65,7 @@
     if (!msg.initial) for (const e of msg.events || []) TC.addEvent(TC.eventText(e), e.kind);
     if (!msg.initial) showMoment(msg.events);
     if (!msg.initial) showAlert("alert-restart", ""); // a move since the restart: no longer news
-    if (!msg.initial && msg.source === "panel") TC.panelTaken(msg.events);
+    if (!msg.initial && TC.panelMoved) TC.panelMoved(msg);
     if (!msg.initial && (!msg.command || msg.command.cmd === "new_game")) TC.loadUnfinished();
   }
 
@@ -84,17 +84,19 @@
     node.onclick = () => { node.hidden = true; }; // a tap puts it away
   }
 
-  /* What happened in this game before this page (or the game, resumed) came on screen: its last
-     accepted commands in short words, below anything newer that arrived meanwhile. */
+  /* What happened in this game before this page (or the game, resumed) came on screen: the engine's
+     sentences for its last accepted moves, as the live lines say them ("Mia rolled …"), below anything
+     newer that arrived meanwhile. */
+  const HISTORY_LINES = 8;
   async function loadHistory() {
     const shown = current;
+    if (!shown) return;
     try {
-      const log = await (await fetch("/api/log", { cache: "no-store" })).json();
-      if (!shown || !current || log.game_id !== shown.game_id || current.game_id !== shown.game_id) return;
-      const before = log.records.filter((r) => r.seq <= shown.seq); // later ones came as events
-      for (const r of before.slice(-6).reverse()) {
-        TC.addEvent(`${TC.describe(r.command)} (${TC.sourceWords(r.source)})`, "history", true, r.time);
-      }
+      const timeline = await TC.gameTimeline(shown.game_id);
+      if (!current || current.game_id !== shown.game_id) return;
+      const before = timeline.filter((r) => r.seq <= shown.seq); // later ones came as events
+      const lines = before.flatMap((r) => TC.moveWords(r).map((text) => [text, r.time]));
+      for (const [text, at] of lines.slice(-HISTORY_LINES).reverse()) TC.addEvent(text, "history", true, at);
     } catch (err) {
       /* offline: new events still arrive */
     }

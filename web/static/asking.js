@@ -20,12 +20,18 @@
     return box;
   };
 
-  /* The last accepted move in words, for "Take back ...?" */
+  /* The move an undo would take back, in the engine's words ("Mia rolled …"), for "Take back ...?":
+     each undo took back the move before it, and the new game itself is never taken back. */
   TC.lastMove = async function () {
+    const shown = TC.current && TC.current();
+    if (!shown) return "";
     try {
-      const log = await (await fetch("/api/log", { cache: "no-store" })).json();
-      const last = log.records[log.records.length - 1];
-      return last ? TC.describe(last.command) : "";
+      const standing = [];
+      for (const r of await TC.gameTimeline(shown.game_id)) {
+        if (r.command.cmd === "undo") standing.pop();
+        else standing.push(r);
+      }
+      return standing.length > 1 ? TC.moveWords(standing[standing.length - 1])[0] : "";
     } catch (err) {
       return "";
     }
@@ -33,7 +39,7 @@
 
   TC.askUndo = async function (button) {
     const last = await TC.lastMove();
-    const q = last ? t("Take back the last move ({move})?", { move: last }) : t("Take back the last move?");
+    const q = last ? t("Take back the last move? {move}", { move: last }) : t("Take back the last move?");
     TC.ask(button.closest(".row") || button, q, t("Yes, undo"), () => TC.send({ cmd: "undo" }));
   };
 

@@ -123,9 +123,9 @@
       case "hand": return TC.t("a hand is over the tray: take it away and capture again");
       case "not_empty": return TC.tn("one die is in the tray: the empty-tray step needs the tray empty",
         "{n} dice are in the tray: the empty-tray step needs the tray empty", a.n);
-      case "no_die": return TC.t("no die found: put the dice in the tray, {face} up", { face: TC.t(a.face) });
+      case "no_die": return TC.t("no die found: put the dice in the tray, {face} up", { face: NAMES[a.face] || a.face });
       case "mixed": return TC.t("mixed faces: {seen} among them; every die must show {face} up", {
-        face: TC.t(a.face), seen: (a.others || []).map((o) => `${o.n} ${TC.t(o.face)}`).join(", ") });
+        face: NAMES[a.face] || a.face, seen: (a.others || []).map((o) => `${o.n} ${NAMES[o.face] || o.face}`).join(", ") });
       default: return last.reason;
     }
   }
@@ -134,7 +134,7 @@
     return step === "empty"
       ? TC.t("Take every die out of the tray and tap Capture.")
       : TC.t("Put all five dice in the tray, {face} up, and tap Capture. Move them around between captures.",
-        { face: TC.t(step) });
+        { face: NAMES[step] || step });
   }
 
   function modelText(m) {
@@ -215,6 +215,9 @@
     $("cam-capture").dataset.step = step;
     $("cam-capture").hidden = built || w.building || w.kind === "corrections";
     $("cam-capture").textContent = TC.t("Capture ({step})", { step: NAMES[step] });
+    // demo mode has no dice to lay by hand: the simulated tray lays them as the step asks
+    $("cam-demo-lay").hidden = $("cam-capture").hidden || !(TC.info && TC.info.demo);
+    $("cam-demo-lay").dataset.step = step;
     $("cam-finish").hidden = built || w.building || w.kind === "corrections";
     $("cam-finish").disabled = w.steps.some((st) => !st.captures);
     $("cam-cancel").textContent = built ? TC.t("Discard it") : TC.t("Cancel");
@@ -306,6 +309,11 @@
       const step = e.currentTarget.dataset.step;
       const answer = await act("capture", { face: step }, TC.t("Capturing…"));
       if (answer && answer.accepted) chosen = null; // on to the next step once this one has enough
+    });
+    $("cam-demo-lay").addEventListener("click", async (e) => {
+      const step = e.currentTarget.dataset.step;
+      const faces = step === "empty" ? [] : Array(TC.info.dice).fill(step); // laid anew, elsewhere, each time
+      if (await TC.post("/api/demo/tray", { faces }, say)) say(TC.t("Laid. Now tap Capture."), "ok");
     });
     $("cam-finish").addEventListener("click", async () => {
       const done = act("finish", undefined, TC.t("Building the model…"));

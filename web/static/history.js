@@ -29,7 +29,7 @@
     const list = clear($("hi-timeline"));
     for (const r of data.timeline) {
       const at = TC.clockTime(r.time);
-      const said = r.events.length ? r.events.map((e) => TC.eventText(e)).join(" ") : TC.describe(r.command);
+      const said = TC.moveWords(r).join(" ");
       list.append(el("li", {}, el("span", { class: "when", text: at + " " }), said));
     }
     TC.show("hi-game", true);

@@ -16,11 +16,15 @@ window.TC = window.TC || {};
   TC.lang = document.documentElement.lang || "en";
 
   /* A value: a phrase ({template, args}: the engine's words, companion/events.py) is translated on
-     its own; a list of phrases is joined with "; ", a list of words (dice faces) with ", ". */
+     its own; a list of phrases is joined with "; ", a list of words (names, dice faces) with ", ". A
+     roll's faces read as its dice are labelled (TC.LABELS: "ZomBee", not the command's "zombee"). */
   function word(value) {
     if (Array.isArray(value)) {
       const phrases = value.length && value[0] && typeof value[0] === "object";
-      return value.map((item) => (typeof item === "object" ? word(item) : TC.t(String(item)))).join(phrases ? "; " : ", ");
+      const faces = (TC.info && TC.info.faces) || [];
+      const roll = TC.LABELS && value.length && value.every((item) => faces.includes(item));
+      const one = (item) => (roll ? TC.LABELS[item] : TC.t(String(item)));
+      return value.map((item) => (typeof item === "object" ? word(item) : one(item))).join(phrases ? "; " : ", ");
     }
     if (value && typeof value === "object" && typeof value.template === "string") return TC.t(value.template, value.args);
     return String(value);

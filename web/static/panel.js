@@ -37,9 +37,13 @@
   TC.panelSay = say;
 
   /* Press a button of the box; `saying` is shown meanwhile (default: "Bee pressed…"). */
+  let rollPressed = false; // the camera's roll, not a panel move, answers a press of Roll
   async function press(name, holdSeconds, saying) {
     say(saying || t("{button} pressed…", { button: label(name) }), "pending");
-    const done = await TC.post("/api/demo/press", { button: name, hold_s: holdSeconds }, (text) => say(text, "refused"));
+    rollPressed = name === "Roll";
+    // "unreachable" stays with the words, so that reconnecting clears them (app.js)
+    const done = await TC.post("/api/demo/press", { button: name, hold_s: holdSeconds },
+      (text, kind) => say(text, "refused " + (kind || "")));
     // Accepted by the box; the table's answer (taken or refused) replaces this when it comes.
     if (done && !saying && $("panel-msg").classList.contains("pending")) {
       say(t("{button} pressed.", { button: label(name) }), "pending");
@@ -79,9 +83,20 @@
   TC.panelRefused = function (words) {
     say(t("Refused: {reason}", { reason: words }), "refused");
   };
-  TC.panelTaken = function (events) {
+  function taken(events) {
     const text = (events || []).map((e) => TC.eventText(e)).join(" ");
     say(text || t("Taken."), "ok");
+  }
+  /* A move the table took (msg: a state from the stream). A panel move answers the last press, and so
+     does the camera's roll after Roll was pressed here; any other move leaves an earlier answer out of
+     date ("Mia's turn to roll." while Mia is on her second roll), so it goes. */
+  TC.panelMoved = function (msg) {
+    if (msg.source === "panel" || (rollPressed && msg.source === "camera")) {
+      rollPressed = false;
+      taken(msg.events);
+    } else if (!$("panel-msg").classList.contains("pending")) {
+      say("");
+    }
   };
 
   function showButtons() {

@@ -134,6 +134,16 @@ window.TC = window.TC || {};
     }
   };
 
+  /* A game's accepted moves, each with the engine's sentences for it (GET /api/games/<id>). */
+  TC.gameTimeline = async function (gameId) {
+    const data = await (await fetch(`/api/games/${gameId}`, { cache: "no-store" })).json();
+    return data.timeline || [];
+  };
+
+  /* A move in words, as the live list says it: the engine's sentences ("Mia rolled …"), or the
+     command in short words when it said none (a new game). */
+  TC.moveWords = (r) => (r.events && r.events.length ? r.events.map((e) => TC.eventText(e)) : [TC.describe(r.command)]);
+
   TC.setStatus = function (kind, text) {
     const node = TC.$("status");
     node.className = "status " + kind;
