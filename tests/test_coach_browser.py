@@ -11,7 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from test_web_browser import (PHONE, browser, open_live, page, play, pytestmark, save_pin, shot,  # noqa: F401
+from test_web_browser import (PHONE, PIN, browser, open_live, page, play, pytestmark, save_pin, shot,  # noqa: F401
                               start_site)
 
 from companion.coach import coach
@@ -162,3 +162,31 @@ def test_the_tip_says_stop_when_stopping_is_best(site, page):
     assert coach(site.table.state())["best"] == 0
     open_live(page, site.url)
     expect(page.locator("#coach-tip")).to_have_text(re.compile(r"^Best: stop now \(rolling the .+ again: .+\)$"))
+
+
+def test_every_column_stays_in_view_on_a_small_german_phone(site, browser):
+    # German headings are the longest ("Deine Blumen", "Schlösser", "Ø Punkte"): at 320 px the coach's
+    # last column ("Wert") and the statistics' last ones hid behind a sideways scroll nobody notices.
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 320, "height": 640}, locale="de-DE")
+    context.add_init_script(f"localStorage.setItem('companion.pin', '{PIN}')")  # a phone that saved it
+    page = context.new_page()
+
+    def hidden_columns():
+        return page.evaluate("""() => [...document.querySelectorAll('.table-wrap')]
+          .filter((w) => w.scrollWidth > w.clientWidth + 0.5).map((w) => w.textContent.slice(0, 40))""")
+
+    try:
+        page.goto(site.url + "?lang=de")
+        expect(page.locator("#status")).to_have_text("Verbunden")
+        page.click("#coach-modes button[data-mode=full]")
+        expect(page.locator("#coach-table tbody tr").first).to_be_visible()
+        expect(page.locator("#coach-table thead th").last).to_have_text("Wert")
+        assert hidden_columns() == []
+        page.goto(site.url + "stats?lang=de")
+        expect(page.locator("#st-zoo tr")).to_have_count(3)
+        expect(page.locator("#st-zombee-card thead th").last).to_have_text("Runden")
+        assert hidden_columns() == []
+    finally:
+        context.close()
