@@ -75,6 +75,21 @@ def test_the_zoo_controls_offer_only_what_the_engine_allows(browser, site):
     page.context.close()
 
 
+def test_the_zoo_controls_say_why_no_lock_can_be_taken(browser, site):
+    # Once every lock is off the board, Collect is greyed out beside an empty list: it said nothing.
+    from playwright.sync_api import expect
+
+    from companion.commands import LOCKS
+
+    page, state = played(browser, site, 320, [{"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}]
+                         + [{"cmd": "collect_lock", "player": "Ann", "lock": lock} for lock in LOCKS])
+    expect(page.get_by_role("button", name="Collect")).to_be_disabled()
+    expect(page.locator("#zoo-hint")).to_have_text("No lock is left on the board to collect.")
+    expect(page.get_by_role("button", name="Animals cleared")).to_be_visible()  # what is left to do
+    assert not page.errors, page.errors
+    page.context.close()
+
+
 HEADER_WORDS = """() => [...document.querySelectorAll('header.bar a, header.bar .status')].filter((e) => e.offsetParent)
   .map((e) => { const r = document.createRange(); r.selectNodeContents(e);
     const lines = new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size;

@@ -177,6 +177,8 @@ def test_a_whole_zombee_game_fits_and_shows_everything_at_a_glance(browser, site
         step += 1
     expect(page.locator("#now-main")).to_contain_text(words["wins"])
     expect(page.locator("#moment")).to_contain_text(words["wins"])  # the banner
+    if not state["last_roll"]:  # a finished game's dice: nothing to read, not "not rolled yet"
+        expect(page.locator("#zb-roll")).to_have_text("—")
     in_first_screen(page, ["#now", "#zb-players li"], "game over")
     assert not page.errors, page.errors
     page.context.close()

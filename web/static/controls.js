@@ -179,6 +179,8 @@
       const locks = legal("collect_lock").map((m) => m.lock); // still on the board
       clear(lock).append(...locks.map((k) => el("option", { value: k }, TC.lockName(k))));
       lock.disabled = collect.disabled = !locks.length;
+      // an empty list said nothing; while the game runs, any living hero may take any lock still there
+      if (!locks.length && !s.over) why.push(TC.t("No lock is left on the board to collect."));
       clear(hint).append([...new Set(why)].join(" "));
       hint.hidden = !why.length;
     }

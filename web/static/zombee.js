@@ -63,7 +63,7 @@
     // Set-aside dice and the last roll share one row (never more than five dice); nothing set aside, no group.
     kept.parentNode.hidden = !s.kept.length;
     for (const f of s.kept) kept.append(die(f, "kept"));
-    if (!s.last_roll.length) roll.append(el("span", { class: "muted", text: s.rolls ? "—" : TC.t("not rolled yet") }));
+    if (!s.last_roll.length) roll.append(el("span", { class: "muted", text: s.rolls || s.over ? "—" : TC.t("not rolled yet") }));
     for (const f of s.last_roll) roll.append(die(f));
   }
 
