@@ -253,6 +253,20 @@ def test_watch_over_photos_that_never_settle_says_why_nothing_was_read(tmp_path,
     assert "4 photos in a row show the same dice" in out.err and "vision read" in out.err
 
 
+def test_annotate_into_the_photos_own_folder_keeps_every_photo(tmp_path, capsys):
+    # It wrote roll.png's marked copy over roll.png itself, and x.jpg's and x.png's over each other.
+    scene = render.render_scene(np.random.default_rng(33), faces=["bee", "zzz"]).image
+    for name in ("roll.png", "x.png", "x.jpg"):
+        cv2.imwrite(str(tmp_path / name), scene)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    photos = [str(tmp_path / name) for name in ("roll.png", "x.png", "x.jpg")]
+    assert run(["vision", "read", *photos, "--annotate", str(tmp_path)]) == 0
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before  # the photos as they were
+    marked = {p.name for p in tmp_path.iterdir()} - set(before)
+    assert marked == {"roll-marked.png", "x-marked.png", "x-marked-2.png"}
+    assert all(cv2.imread(str(tmp_path / name)) is not None for name in marked)
+
+
 def test_annotate_into_a_file_asks_for_a_folder(tmp_path, capsys):
     photo = tmp_path / "roll.png"
     cv2.imwrite(str(photo), render.render_scene(np.random.default_rng(32), faces=["zzz"]).image)

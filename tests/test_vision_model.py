@@ -97,6 +97,26 @@ def test_wrong_version_is_refused_with_the_file_named(tmp_path):
     assert isinstance(info.value, ConfigError)
 
 
+@pytest.mark.parametrize("field, value", [("format_version", "abc"), ("side", "x"), ("dark", np.array([])),
+                                          ("labels", "bee"), ("classes", np.array(3)), ("background", "tray"),
+                                          ("background", np.array([1.0, 2.0])), ("scale", np.nan), ("dark", -1.0)])
+def test_a_model_file_with_one_field_damaged_is_refused_with_the_file_named(tmp_path, field, value):
+    # A hand-edited or half-written field came out as a traceback (int('abc'), cv2.error on a picture of
+    # the empty tray that was a string): every one is the one-line ModelError naming the file.
+    path = tmp_path / "edited.npz"
+    m = vm.load_model()
+    m.background = np.full((24, 32), 200.0, np.float32)
+    vm.save_model(m, path)
+    with np.load(path) as z:
+        data = {k: z[k] for k in z.files}
+    data[field] = np.asarray(value)
+    with open(path, "wb") as fh:
+        np.savez(fh, **data)
+    with pytest.raises(vm.ModelError, match="edited.npz") as info:
+        vm.load_model(path)
+    assert isinstance(info.value, ConfigError)
+
+
 @pytest.mark.parametrize("content", [b"", b"garbage", b"PK\x03\x04 truncated zip"])
 def test_corrupt_or_missing_model_is_a_clear_error(tmp_path, content):
     path = tmp_path / "bad.npz"

@@ -130,6 +130,23 @@ def _better_in_place(path, model, folder, score_on) -> str | None:
     return None
 
 
+def _marked_names(images, folder: Path) -> dict:
+    """Where --annotate writes each photo's marked copy: its name as a .png in folder, never over a photo
+    being read (folder may be the photos' own) nor over another photo's copy (x.jpg and x.png, a/x.jpg
+    and b/x.jpg), which get "-marked" and a number instead."""
+    photos = {Path(p).resolve() for p in images}
+    taken, out = set(), {}
+    for path in images:
+        stem = Path(path).stem
+        for n in range(len(images) + 1):
+            name = folder / (stem + ("" if n == 0 else "-marked" if n == 1 else f"-marked-{n}") + ".png")
+            if name.resolve() not in photos and name.resolve() not in taken:
+                break
+        taken.add(name.resolve())
+        out[path] = name
+    return out
+
+
 def cmd_read(args) -> int:
     from .reader import annotate, moved_words, read_image
 
@@ -146,6 +163,7 @@ def cmd_read(args) -> int:
             Path(args.annotate).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             return _fail(f"cannot create {args.annotate!r}: {exc.strerror or exc}", 2)
+    marked = _marked_names(args.images, Path(args.annotate)) if args.annotate else {}
     results, status, moved = [], 0, {}
     for path in args.images:
         try:
@@ -160,7 +178,7 @@ def cmd_read(args) -> int:
         # and nothing is said (the tray watcher says it at the table); untold, smaller ones are too, and said
         moved[path] = None if reading.moved and args.thrown else moved_words(reading.measured, bool(reading.moved))
         if args.annotate:
-            out = Path(args.annotate) / (Path(path).stem + ".png")
+            out = marked[path]
             if not cv2.imwrite(str(out), annotate(frame, reading)):
                 results[-1]["error"] = f"could not write {str(out)!r}"
                 status = 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -234,6 +235,16 @@ def _load(path: Path) -> Model:
         raise  # already says what the file is (a ValueError too: it was said twice)
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         raise ModelError(f"model file {str(path)!r} is not a dice model (.npz) or is damaged: {exc}") from None
+    try:
+        return _model(path, data)
+    except ModelError:
+        raise
+    except (ValueError, TypeError, IndexError, AttributeError) as exc:  # a field of the wrong type or shape
+        raise ModelError(f"model file {str(path)!r} is damaged: {exc}") from None
+
+
+def _model(path: Path, data: dict) -> Model:
+    """The model the fields of a model file hold, or ModelError saying which is wrong."""
     if "format_version" not in data:
         raise ModelError(f"model file {str(path)!r} has no format_version: not a dice model")
     version = int(data["format_version"])
@@ -259,6 +270,11 @@ def _load(path: Path) -> Model:
     if tray_colour is not None and (tray_colour.shape != (3,) or not np.all(np.isfinite(tray_colour))
                                     or tray_colour.min() <= 0):
         raise ModelError(f"model file {str(path)!r} has a damaged tray colour")
+    background = data.get("background")
+    if background is not None and (background.ndim != 2 or min(background.shape) < 2
+                                   or not np.issubdtype(background.dtype, np.number)
+                                   or not np.all(np.isfinite(background))):
+        raise ModelError(f"model file {str(path)!r} has a damaged picture of the empty tray")
     net = None
     if "net_w1" in data:
         net = {k: data.get("net_" + k) for k in NET_KEYS}
@@ -268,10 +284,10 @@ def _load(path: Path) -> Model:
                 or net["w1"].shape[1] != net["w2"].shape[0] or net["w2"].shape[1] != len(CLASSES) \
                 or not 0 <= edges_read(net) <= WIDTH["views"]:
             raise ModelError(f"model file {str(path)!r} has a damaged network")
-    return Model(protos, labels, scale=float(data["scale"]), radius=float(data["radius"]),
+    model = Model(protos, labels, scale=float(data["scale"]), radius=float(data["radius"]),
                  kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),
                  dark=float(data.get("dark", 1.0)), shrink=float(np.clip(data.get("shrink", 1.0), 0.05, MAX_LARGER)),
-                 background=data.get("background"), tray_colour=tray_colour,
+                 background=background, tray_colour=tray_colour,
                  threshold=float(data.get("threshold", 0.5)), report=report, net=net, descriptor=descriptor,
                  neighbours=max(1, int(data.get("neighbours", 1))),
                  own_weight=float(np.clip(data.get("own_weight", 0.0), 0.0, 1.0)),
@@ -279,3 +295,9 @@ def _load(path: Path) -> Model:
                  soften=float(np.clip(np.nan_to_num(data.get("soften", 0.0)), 0.0, MAX_SOFTEN)), signed=signed,
                  nudge=float(np.clip(np.nan_to_num(data.get("nudge", 0.0)), 0.0, MAX_NUDGE)),
                  balanced=bool(data.get("balanced", False)))
+    sizes = {"scale": model.scale, "radius": model.radius, "side": model.side, "dark": model.dark,
+             "threshold": model.threshold}
+    wrong = [k for k, v in sizes.items() if not math.isfinite(v) or v < 0 or (v == 0 and k in ("scale", "dark"))]
+    if wrong or model.threshold > 1 or not np.all(np.isfinite(protos)):
+        raise ModelError(f"model file {str(path)!r} has damaged numbers: {', '.join(wrong) or 'prototypes or threshold'}")
+    return model
