@@ -187,12 +187,18 @@ class Table:
         return [] if self.game_id is None else [r.to_dict() for r in self.log.records(self.game_id)]
 
     def timeline(self) -> list[dict]:
-        """The state after each accepted command of the current game, for the page's chart."""
+        """The state after each accepted command of the current game that still stands, for the page's
+        chart: a move taken back goes with the undo that took it back (it drew a spike)."""
         if self.game_id is None:
             return []
         records = self.log.records(self.game_id)
-        replayed = replay_commands(r.command for r in records)
-        return [{"seq": r.seq, "time": r.time, "state": engine.state()} for r, (engine, _) in zip(records, replayed)]
+        standing: list[dict] = []
+        for r, (engine, _) in zip(records, replay_commands(r.command for r in records)):
+            if r.command.get("cmd") == "undo":
+                standing.pop()  # the state before it is again the last one (new_game is never taken back)
+            else:
+                standing.append({"seq": r.seq, "time": r.time, "state": engine.state()})
+        return standing
 
     # --- the engine thread --------------------------------------------------------------------
 

@@ -44,5 +44,7 @@ def listed(names: list[str]) -> str:
     return ", ".join(names) if names else "none"
 
 
-def joined(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+def joined(names: list[str]) -> str | dict:
+    """Names as a sentence lists them ("Ben, Cat and Eve"): a phrase, so a German page says "und"."""
+    return names[0] if len(names) == 1 else phrase(N_("{names} and {last}"), names=", ".join(names[:-1]),
+                                                   last=names[-1])

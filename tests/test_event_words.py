@@ -131,3 +131,26 @@ def test_the_lock_steps_and_the_last_lock_are_said_in_words_without_codes(german
     assert events[-1].text.endswith("runs: the timer of Hyena Hideout moves from 60:00 to 30:00.")
     for event in events:
         check(event, german)
+
+
+def in_german(template, args, german):
+    """The sentence as a German page says it: each phrase translated on its own, as web/static/i18n.js does."""
+    def word(value):
+        if isinstance(value, dict):
+            return in_german(value["template"], value["args"], german)
+        if isinstance(value, list):
+            return ("; " if value and isinstance(value[0], dict) else ", ").join(word(v) for v in value)
+        return str(value)
+    return german.get(template, template).format(**{k: word(v) for k, v in args.items()})
+
+
+def test_a_shared_zoo_win_names_the_winners_in_german(german):
+    # "Spielende: Ben and Cat teilen sich den Sieg": the names were joined with an English "and".
+    locks = ["tiger_trail", "lions_den", "hyena_hideout", "polar_bears"]
+    _, events = play({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben", "Cat"]},
+                     *[{"cmd": "collect_lock", "player": p, "lock": lock} for p, lock in zip(["Ben", "Cat"] * 2, locks)],
+                     {"cmd": "animals_cleared"})
+    over = next(e for e in events if e.kind == "game_over")
+    assert "Ben and Cat share the win" in over.text
+    said = in_german(over.template, over.args, german)
+    assert "Ben und Cat" in said and " and " not in said, said

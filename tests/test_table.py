@@ -154,3 +154,17 @@ def test_a_bug_while_resuming_is_an_error_for_the_asker_and_the_table_keeps_play
     with pytest.raises(CompanionError, match="internal error while resuming game 7"):
         table.resume(7, "web", timeout=2)
     assert table.submit({"cmd": "roll", "faces": ["bee"] * 5}, "web", timeout=2)["rolls"] == 1
+
+
+def test_the_chart_leaves_out_a_move_taken_back(tmp_path):
+    # A kill taken back drew a spike: Tim rose to 9 and fell back to 0 on the score chart.
+    with GameLog(tmp_path / "t.sqlite") as log:
+        t = Table(log).start()
+        t.submit({"cmd": "new_game", "game": "zoo", "players": ["Tim", "Eve"]}, "web")
+        t.submit({"cmd": "kill", "player": "Tim", "count": 9}, "web")
+        t.submit({"cmd": "undo"}, "web")
+        t.submit({"cmd": "kill", "player": "Eve", "count": 2}, "web")
+        timeline = t.timeline()
+        t.stop()
+    assert [p["seq"] for p in timeline] == [1, 4]  # the game, and Eve's kills: not Tim's 9 nor the undo
+    assert [[h["kills"] for h in p["state"]["players"]] for p in timeline] == [[0, 0], [0, 2]]

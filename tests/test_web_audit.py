@@ -9,10 +9,12 @@ table page's (tests/test_web_table_page.py: a table with the panel on mock pins,
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import test_web_table_page as table_page
-from support.browser import needs_chromium
+from support.browser import OUT, needs_chromium
 from test_web_newcomer import showing
 from test_web_table_page import open_live, phone
 
@@ -87,6 +89,28 @@ def test_the_zoo_controls_say_why_no_lock_can_be_taken(browser, site):
     expect(page.locator("#zoo-hint")).to_have_text("No lock is left on the board to collect.")
     expect(page.get_by_role("button", name="Animals cleared")).to_be_visible()  # what is left to do
     assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_a_move_taken_back_leaves_the_chart(browser, site):
+    # A kill taken back stayed on the score chart as a spike (Tim up to 9, back to 0), and a long name
+    # at a line's end was cut off mid-letter by the chart's edge ("Maximili").
+    from playwright.sync_api import expect
+
+    page, state = played(browser, site, 360, [
+        {"cmd": "new_game", "game": "zoo", "players": ["Tim", "Maximilian-Alexander"]},
+        {"cmd": "kill", "player": "Tim", "count": 2}])
+    chart = page.locator("#chart svg.chart-svg")
+    expect(chart).to_contain_text("moves (1)")
+    expect(chart.locator(".end-label")).to_have_text(["Tim", re.compile(r"^Max\w*…$")])
+    showing(page, site.table.submit({"cmd": "kill", "player": "Tim", "count": 9}, "cli"))
+    expect(chart).to_contain_text("moves (2)")
+    showing(page, site.table.submit({"cmd": "undo"}, "cli"))
+    expect(chart).to_contain_text("moves (1)")  # the game and Tim's 2: not the 9 and its undo
+    expect(page.locator("#chart .legend")).to_contain_text("Tim: 2")
+    assert not page.errors, page.errors
+    OUT.mkdir(exist_ok=True)
+    page.locator("#chart").screenshot(path=str(OUT / "chart-undo-long-name.png"))
     page.context.close()
 
 

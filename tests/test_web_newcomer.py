@@ -140,6 +140,10 @@ def test_the_german_page_names_its_own_buttons_and_writes_german_numbers(browser
     expect(page.locator('.seat[data-player="Ann"] .sr-only')).to_have_text("leuchtet")  # it said "lit"
     expect(page.locator('.seat[data-player="Ben"] .sr-only')).to_have_text("aus")  # and "off"
     expect(page.locator("#panel-sound")).to_have_text("Ein kurzer Piepton: der Tastendruck wurde angenommen.")
+    # The Zoo's long beep speaks of heroes (it said "eine ZomBee, jemand ist raus oder ein Sieg" there too)
+    table.submit({"cmd": "bullets", "player": "Ben", "delta": -5}, "cli")
+    table.submit({"cmd": "life", "player": "Ben", "delta": -5}, "cli")
+    expect(page.locator("#panel-sound")).to_have_text("Ein langer Piepton: ein Held ist raus oder ein Sieg.")
     # The coach's numbers with a decimal comma (they had the English point: "0.58").
     table.submit({"cmd": "new_game", "game": "zombee", "players": ["Tom", "Mia"]}, "cli")
     state = table.submit({"cmd": "roll", "faces": ["bee", "bee", "honey", "zzz", "zombee"]}, "cli")

@@ -57,6 +57,8 @@
     const msg = JSON.parse(event.data);
     const before = current;
     TC.applyState(msg.state);
+    // the move taken back leaves the chart too (the state pushed just now drew it back down: a spike)
+    if (!msg.initial && msg.command && msg.command.cmd === "undo") TC.chartLoad();
     const resumed = !msg.initial && before && msg.state && msg.state.game_id !== before.game_id
       && !(msg.command && msg.command.cmd === "new_game");
     if ((msg.initial && msg.state && !$("events").children.length) || resumed) loadHistory();

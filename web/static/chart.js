@@ -89,10 +89,15 @@
     });
     labels.sort((a, b) => a.y - b.y); // keep the end labels apart
     for (let k = 1; k < labels.length; k++) labels[k].y = Math.max(labels[k].y, labels[k - 1].y + 13);
+    box.append(svg); // on the page first: a name's width is measured there
     for (const lab of labels) {
-      svg.append(el("svg:text", { x: W - R + 8, y: lab.y + 4, class: "end-label", fill: lab.color }, lab.name));
+      // a name longer than the room right of the lines ends in "…" (it was cut mid-letter; the legend has it whole)
+      const text = el("svg:text", { x: W - R + 8, y: lab.y + 4, class: "end-label", fill: lab.color }, lab.name);
+      svg.append(text);
+      for (let n = lab.name.length - 1; n > 0 && text.getComputedTextLength() > R - 8; n--) {
+        text.textContent = lab.name.slice(0, n) + "…";
+      }
     }
-    box.append(svg);
     const legend = el("ul", { class: "legend" });
     data.players.forEach((name, i) => {
       const color = COLORS[i % COLORS.length];

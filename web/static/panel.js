@@ -21,6 +21,7 @@
   const SOUNDS = { // (each in t(): a word only reaches the catalogue written out where it is looked up)
     short: t("One short beep: the press was taken."),
     long: t("A long beep: a ZomBee, a player out or a win."),
+    longZoo: t("A long beep: a hero out or a win."), // the Zoo has no ZomBee
     refused: t("Three short beeps: the press was refused."),
   };
   let box = null; // the last snapshot of the box: {highlight, seats, status_led, hold_s}
@@ -76,7 +77,8 @@
   TC.panelNotice = function (msg) {
     box = msg;
     renderMirror();
-    if (msg.sound && SOUNDS[msg.sound]) $("panel-sound").textContent = SOUNDS[msg.sound];
+    const sound = msg.sound === "long" && game === "zoo" ? "longZoo" : msg.sound;
+    if (sound && SOUNDS[sound]) $("panel-sound").textContent = SOUNDS[sound];
   };
 
   /* The table's answer to a press on the panel (the box's or ours). */
