@@ -52,6 +52,8 @@ def _pipe_closed() -> int:
 
 
 def _print_state(state: dict, as_json: bool, config: str | None = None) -> None:
+    if config and not as_json:
+        load_settings(read_config(config), config)  # a file named and not usable is said, summary or not
     if as_json and state.get("game") == "zombee":
         # The coach: the usual dice and "tip" unless --config says otherwise (the user's own file is not read).
         settings = load_settings(read_config(config), config or "the defaults")
@@ -119,7 +121,8 @@ def cmd_log(args: argparse.Namespace) -> int:
         return 0
     if args.action == "export":
         if not args.arg or not args.arg.isdigit():
-            return _fail(f"log export needs a game id (a number), got {args.arg!r}")
+            return _fail("log export needs a game id (a number): `companion log` lists them" if not args.arg
+                         else f"log export needs a game id (a number), got {args.arg!r}")
         with GameLog(db, readonly=True) as log:
             text = log.export_jsonl(int(args.arg))
         if args.out:

@@ -306,3 +306,17 @@ def test_watch_stopped_with_ctrl_c_ends_0_as_the_readme_says(tmp_path):
     finally:
         proc.kill()
     assert proc.returncode == 0 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("json_out", [[], ["--json"]])
+def test_replay_with_a_settings_file_that_is_not_there_is_refused_either_way(tmp_path, capsys, json_out):
+    # With --json it was refused; the plain summary ignored the file named and exited 0.
+    missing = tmp_path / "nothere.toml"
+    assert main(["replay", str(FULL_GAME), "--config", str(missing), *json_out]) == 2
+    assert "nothere.toml does not exist" in one_line(capsys)
+
+
+def test_export_without_a_game_id_says_where_the_ids_are(db, capsys):
+    assert main(["log", "export", "--db", str(db)]) == 2
+    said = one_line(capsys)
+    assert "needs a game id" in said and "None" not in said and "companion log" in said

@@ -147,6 +147,20 @@ def test_open_source_maps_specs():
         open_source("57")  # no such device on a test machine
 
 
+def test_a_photo_or_a_file_that_is_no_video_is_not_a_camera(tmp_path):
+    # A photo played as a one-frame video, and a text file named .jpg, ended the watch at once with exit 0
+    # and nothing said but FFmpeg's own lines.
+    photo = tmp_path / "roll.jpg"
+    cv2.imwrite(str(photo), np.full((48, 64, 3), 200, np.uint8))
+    with pytest.raises(CameraError, match="'.*roll.jpg' is a photo: read it with `companion vision read`"):
+        open_source(str(photo))
+    fake = tmp_path / "roll.mp4"
+    fake.write_text("not a video")
+    with pytest.raises(CameraError, match="roll.mp4"):
+        with open_source(str(fake)) as src:
+            src.read()
+
+
 def test_synthetic_camera_steps_time_and_shows_the_tray():
     cam = SyntheticCamera(seed=5, clock=lambda: 10.0, fps=20)
     cam.set_tray(["bee", "zzz", "honey"])

@@ -11,3 +11,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # 200 megapixels is more than any phone's photo. reader.read_image names the file when it is over.
 MAX_PIXELS = 200_000_000
 os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_PIXELS))
+
+# A file that is not a video made FFmpeg print its own lines ("moov atom not found") before ours named
+# the file and the problem; quiet (AV_LOG_QUIET) unless the caller asks otherwise.
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")

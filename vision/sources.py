@@ -168,6 +168,8 @@ class VideoFileSource(FrameSource):
 
     def read(self) -> tuple[float, np.ndarray]:
         ok, frame = self.cap.read() if self.cap is not None else (False, None)
+        if not ok and not self.n:  # opened, yet not one frame: not a video after all (a text file named .mp4)
+            raise CameraError(f"{self.path!r}: no frame could be read: not a video, or a damaged one")
         if not ok:
             raise EndOfStream(f"{self.path!r}: end of video")
         t = self.n / self.fps
@@ -195,6 +197,9 @@ def open_source(spec: str, **kwargs) -> FrameSource:
     path = Path(spec)
     if path.is_dir():
         return FolderSource(path, **kwargs)
+    if path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES:  # OpenCV would play it as a one-frame video
+        raise UnknownSource(f"camera source {spec!r} is a photo: read it with `companion vision read`, "
+                            "or watch the folder it is in")
     if path.is_file():
         return VideoFileSource(path)
     if "/" in spec or "\\" in spec or path.suffix:  # meant as a folder or a video: say it is not there

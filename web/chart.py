@@ -1,4 +1,5 @@
-"""The chart's data: one number per player after each accepted command.
+"""The chart's data: one number per player after each accepted command that still stands (a move
+taken back leaves it with its undo: Table.timeline).
 
 ZomBee charts honey per player; Zombie Zoo charts score. The page draws it as
 inline SVG and appends a point for every new state it receives (same rule, in
