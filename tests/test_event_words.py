@@ -123,7 +123,7 @@ def test_the_lock_steps_and_the_last_lock_are_said_in_words_without_codes(german
                     "Monkey is off the board."]
     first = next(e for e in events if e.kind == "locks_advanced")
     assert german_text(first.template, first.args, german) == (
-        "Ann hat 6 Zombies erledigt, die Freilassungs-Uhr läuft: die Uhren aller 4 Schlösser auf dem Spielplan "
+        "Ann hat 6 Zombies erlegt, die Freilassungs-Uhr läuft: die Uhren aller 4 Schlösser auf dem Spielplan "
         "springen von 60:00 auf 30:00.")
     # One lock left on the board: its own name.
     _, events = play({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, *locks,
