@@ -290,9 +290,11 @@ class Zoo:
         discard = hero.kills // 2  # half the kills, rounded down, go back
         hero.kills -= discard
         hero.alive = False
-        events = [Event.said("player_out", "{name} is out of the game: discards {discard} of {all} kills "
-                            "and keeps {kills}; their kills and locks still count.", hero.name, name=hero.name,
-                            discard=discard, all=discard + hero.kills, kills=hero.kills)]
+        template = (N_("{name} is out of the game: discards {discard} of {all} kills and keeps {kills}; their "
+                       "kills and locks still count.") if discard + hero.kills else
+                    N_("{name} is out of the game, with no kills to give up; their locks still count."))  # "0 of 0"
+        events = [Event.said("player_out", template, hero.name, name=hero.name, discard=discard,
+                             all=discard + hero.kills, kills=hero.kills)]
         if len(self.living_players()) == 1:
             events += self._end("last_alive")
         return events

@@ -358,6 +358,13 @@ def test_death_discards_half_the_kills_rounded_down():
     assert e.state()["phase"] == "play"
 
 
+def test_a_hero_out_with_no_kills_gives_up_none_in_words():
+    e = zoo()
+    out = knock_out(e, "Ann")[-1]
+    assert out.kind == "player_out" and "0 of 0" not in out.text
+    assert out.text == "Ann is out of the game, with no kills to give up; their locks still count."
+
+
 @pytest.mark.parametrize("cmd, doing", [
     (kill("Ann"), "take kills"),
     (collect("Ann", "lions_den"), "collect locks"),
