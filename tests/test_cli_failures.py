@@ -252,6 +252,35 @@ def test_send_names_an_address_it_cannot_use_in_one_line(url, says, capsys):
     assert says in one_line(capsys)
 
 
+@pytest.mark.parametrize("status, body", [(404, b"<html>Not Found</html>"), (501, b"Unsupported method"),
+                                          (200, b"<html>a printer's page</html>"), (200, b"[1, 2]")])
+def test_send_to_another_web_server_says_the_address_is_not_the_companion(status, body, capsys):
+    # Another server at that address said "refused (404): Not Found" (exit 2, as if the game had
+    # refused the move), and a 200 page that is no JSON was a traceback.
+    import http.server
+    import threading
+
+    class Other(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - the handler's own name
+            self.send_response(status)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Other)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"127.0.0.1:{server.server_port}"
+        assert main(["send", '{"cmd":"undo"}', "--url", url, "--pin", "123456"]) == 1
+        line = one_line(capsys)
+        assert "is not the table companion: check --url" in line and "refused" not in line, line
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_send_refuses_a_key_given_twice_before_the_network(capsys):
     # it went out as {"cmd":"undo"}: the last "cmd" won in silence
     assert main(["send", '{"cmd":"kill","cmd":"undo"}', "--url", "127.0.0.1:9", "--pin", "123456"]) == 2

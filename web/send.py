@@ -58,16 +58,25 @@ def handle(args: argparse.Namespace, environ=os.environ) -> int:
     request = urllib.request.Request(
         f"{where.scheme}://{where.netloc}/api/commands", data=cmd.to_json().encode(), method="POST",
         headers={"Content-Type": "application/json", "Authorization": f"Bearer {pin}", "X-Companion-Source": "cli"})
+    # Something else may answer at that address (another web server): only the companion's own answer,
+    # JSON with the state or an "error", is a refusal or a move; anything else says the address is wrong.
+    elsewhere = f"what answers at {url!r} is not the table companion: check --url (the address it printed)"
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             state = json.loads(response.read())
     except urllib.error.HTTPError as exc:
         try:
-            reason = json.loads(exc.read()).get("error", exc.reason)
+            answer = json.loads(exc.read())
         except ValueError:
-            reason = exc.reason
-        return _fail(f"refused ({exc.code}): {reason}", EXIT_REFUSED if exc.code < 500 else 1)
+            answer = None
+        if not isinstance(answer, dict) or "error" not in answer:
+            return _fail(f"{elsewhere} (HTTP {exc.code} {exc.reason})", 1)
+        return _fail(f"refused ({exc.code}): {answer['error']}", EXIT_REFUSED if exc.code < 500 else 1)
+    except ValueError:  # a 200 that is no JSON
+        return _fail(elsewhere, 1)
     except (urllib.error.URLError, OSError) as exc:
         return _fail(f"cannot reach the companion at {url!r}: {getattr(exc, 'reason', exc)}", 1)
+    if not isinstance(state, dict):
+        return _fail(elsewhere, 1)
     print(json.dumps(state) if args.json else summarize(state))
     return 0
