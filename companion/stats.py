@@ -157,7 +157,8 @@ def to_csv(summary: dict[str, Any]) -> str:
 
 def describe(summary: dict[str, Any]) -> str:
     """The table for the terminal."""
-    lines = [f"{summary['games']} finished games ({summary['zombee_games']} ZomBee, {summary['zoo_games']} Zombie Zoo)"
+    games = "1 finished game" if summary["games"] == 1 else f"{summary['games']} finished games"
+    lines = [f"{games} ({summary['zombee_games']} ZomBee, {summary['zoo_games']} Zombie Zoo)"
              + (f"; {summary['unfinished']} unfinished not counted" if summary["unfinished"] else "")]
     if not summary["players"]:
         return lines[0]

@@ -219,3 +219,11 @@ def test_the_pages_statistics_warm_up_is_quiet_when_the_log_closes_under_it(tabl
     with caplog.at_level("ERROR"):
         warm_up(app).join(30)
     assert "reading the statistics in the background failed" in caplog.text
+
+
+def test_one_finished_game_is_said_in_the_singular():
+    from companion.stats import describe
+
+    one = {"games": 1, "zombee_games": 1, "zoo_games": 0, "unfinished": 0, "players": []}
+    assert describe(one).startswith("1 finished game (1 ZomBee, 0 Zombie Zoo)")
+    assert describe({**one, "games": 2, "zoo_games": 1}).startswith("2 finished games")

@@ -87,6 +87,25 @@ def test_empty_face_folder_is_named(table, tmp_path):
         calibrate(dst)
 
 
+def test_photos_copied_from_a_mac_or_a_phone_are_taught_as_they_are(table, tmp_path):
+    # A Mac leaves "._NAME" beside each photo on a USB stick (its metadata, no image): calibration stopped
+    # on the first as a corrupt photo; a "Bee" folder was reported as bee/ missing.
+    from vision.calibrate import photos
+
+    dst = _copy(table, tmp_path)
+    (dst / "bee").rename(dst / "Bee")
+    for f in list((dst / "honey").iterdir()):
+        (f.parent / ("._" + f.name)).write_bytes(b"\x00\x05\x16\x07 Mac OS X metadata")
+    assert [p.name for p in photos(dst / "bee")] == sorted(p.name for p in (dst / "Bee").iterdir())
+    assert all(not p.name.startswith("._") for p in photos(dst / "honey"))
+    assert calibrate(dst, augment_per_die=4).report["photos"]["bee"] == 6
+
+
+def test_a_calibration_folder_that_is_not_there_is_said_to_be_missing(tmp_path):
+    with pytest.raises(CalibrationError, match="nothere.* does not exist: calibration reads a folder"):
+        calibrate(tmp_path / "nothere")
+
+
 def test_photo_without_a_die_is_named(table, tmp_path):
     dst = _copy(table, tmp_path)
     shutil.copy(dst / "empty" / "empty0.png", dst / "bee" / "oops.png")

@@ -33,7 +33,7 @@ from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
 from .features import NUDGE, PATCH, SOFTEN, VIEW_PATCH
 from .model import CLASSES, UNKNOWN, Model, gated, load_model, white
 from .net import edges_read
-from .reader import IMAGE_SUFFIXES, DiceReader, read_image
+from .reader import DiceReader, photo_files, read_image
 from .report import quality
 from .sizing import SMALLEST, at_die_size
 
@@ -87,10 +87,13 @@ class CalibrationError(ImageError):
 
 
 def photos(folder: Path) -> list[Path]:
-    if not folder.is_dir():
-        raise CalibrationError(f"{str(folder)!r} is missing: calibration needs empty/ and one folder per face "
-                               f"({', '.join(DICE_FACES)})")
-    files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    if not folder.is_dir():  # "Bee/", as a phone or a Mac may name it, is bee/
+        same = [p for p in folder.parent.iterdir() if p.is_dir() and p.name.lower() == folder.name]
+        if len(same) != 1:
+            raise CalibrationError(f"{str(folder)!r} is missing: calibration needs empty/ and one folder per face "
+                                   f"({', '.join(DICE_FACES)})")
+        folder = same[0]
+    files = photo_files(folder)
     if not files:
         raise CalibrationError(f"{str(folder)!r} holds no photos (.jpg or .png)")
     return files
@@ -198,8 +201,9 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         raise ValueError(f"compare must be 'views', 'map' or None (try both), not {compare!r}")
     folder = Path(folder)
     if not folder.is_dir():  # named itself, not as its missing empty/ folder
-        raise CalibrationError(f"{str(folder)!r} is not a folder: calibration reads a folder holding empty/ and "
-                               f"one folder per face ({', '.join(DICE_FACES)})")
+        raise CalibrationError(f"{str(folder)!r} {'is not a folder' if folder.exists() else 'does not exist'}: "
+                               f"calibration reads a folder holding empty/ and one folder per face "
+                               f"({', '.join(DICE_FACES)})")
     base = base or load_model()
     originals = {face: [(f, read_image(f)) for f in photos(folder / face)] for face in ("empty",) + DICE_FACES}
     sized = at_die_size(originals)

@@ -88,6 +88,13 @@ def is_heif(data: np.ndarray) -> bool:
     return head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS
 
 
+def photo_files(folder: Path) -> list[Path]:
+    """The photos in a folder, by name: files with a photo's ending, not hidden ones (a Mac copies "._IMG.jpg"
+    beside each photo onto a USB stick: its metadata, no image)."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and not p.name.startswith(".")
+                  and p.is_file())
+
+
 def read_image(path) -> np.ndarray:
     """Load a photo from disk; ImageError names the file when it is missing or not an image."""
     p = Path(path)

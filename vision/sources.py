@@ -15,7 +15,7 @@ import numpy as np
 from companion.errors import CameraError, ImageError
 
 from .frames import EndOfStream, FrameSource
-from .reader import IMAGE_SUFFIXES, read_image
+from .reader import IMAGE_SUFFIXES, photo_files, read_image
 from .synthetic import SyntheticCamera
 
 __all__ = ["EndOfStream", "FrameSource", "Picamera2Source", "WebcamSource", "FolderSource", "VideoFileSource",
@@ -138,7 +138,7 @@ class FolderSource(FrameSource):
         self.folder = Path(folder)
         if not self.folder.is_dir():
             raise CameraError(f"{str(folder)!r} is not a folder of images")
-        self.files = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        self.files = photo_files(self.folder)
         if not self.files:
             raise CameraError(f"{str(folder)!r} holds no images (.jpg, .png)")
         self.interval, self.t, self.i = 1.0 / fps, start, 0
