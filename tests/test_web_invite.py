@@ -162,6 +162,14 @@ def test_a_given_host_and_port_go_on_the_sticker(tmp_path):
     assert decode_png(out) == "http://10.0.0.5:8080/"
 
 
+def test_a_sticker_of_this_machines_own_address_is_written_with_a_warning(tmp_path, capsys):
+    out = tmp_path / "lid.png"
+    assert qr("--host", "127.0.0.1", "-o", str(out)) == 0
+    assert decode_png(out) == "http://127.0.0.1:8000/"
+    assert "a phone that scans the sticker opens itself" in capsys.readouterr().err
+    assert qr("--host", "10.0.0.5", "-o", str(out)) == 0 and capsys.readouterr().err == ""
+
+
 @pytest.mark.parametrize("argv, message", [(["-o", "lid.gif"], "as .svg or .png"), (["--port", "0"], "1-65535"),
                                            # a sticker of http://999.1.1.1:8000/ was written
                                            (["--host", "999.1.1.1"], "--host '999.1.1.1' is not an IPv4 address")])

@@ -157,4 +157,7 @@ def handle(args: argparse.Namespace) -> int:
         print(f"companion qr: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     print(f"{path}: {urls[0]}" + (f"  (also {'  '.join(urls[1:])})" if urls[1:] else ""))
+    if args.host.startswith("127.") or args.host in ("localhost", "::1"):  # written as asked, with a warning
+        print(f"companion qr: {args.host} is this machine's own address: a phone that scans the sticker "
+              "opens itself, not the companion; leave --host out for the LAN address", file=sys.stderr)
     return 0
