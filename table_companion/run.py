@@ -231,11 +231,17 @@ def handle(args: argparse.Namespace) -> int:
     from web.cli import banner
     from web.serve import ServerThread, page_urls
 
-    from web.serve import listen_problem
-    problem = listen_problem(args.host or "0.0.0.0", 8000 if args.port is None else args.port)
+    from web.serve import listen_problem, port_taken
+    host, port = args.host or "0.0.0.0", 8000 if args.port is None else args.port
+    problem = listen_problem(host, port)
     if problem:  # before the game log, the camera or the panel is opened
         print(f"companion run: {problem}", file=sys.stderr)
         return 2
+    # a port given here is tried now; the settings file's (or 8000) when the server starts
+    taken = port_taken(host, port) if args.port is not None else None
+    if taken:
+        print(f"companion run: {taken} (is the companion already running?)", file=sys.stderr)
+        return 1
     try:
         parts = build(args)
     except (CompanionError, ValueError) as exc:

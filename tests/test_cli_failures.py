@@ -349,3 +349,20 @@ def test_export_without_a_game_id_says_where_the_ids_are(db, capsys):
     assert main(["log", "export", "--db", str(db)]) == 2
     said = one_line(capsys)
     assert "needs a game id" in said and "None" not in said and "companion log" in said
+
+
+@pytest.mark.parametrize("command", ["run", "serve"])
+def test_a_port_another_program_holds_is_said_before_a_game_log_is_made(tmp_path, capsys, command):
+    # It was found only once the server started: an empty game log and its lock file were left behind.
+    import socket
+
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        db = tmp_path / "new.sqlite"
+        argv = [command, "--host", "127.0.0.1", "--port", str(port), "--db", str(db), "--pin", "123456"]
+        assert main(argv + (["--demo"] if command == "run" else [])) == 1
+    said = one_line(capsys)
+    assert f"cannot listen on 127.0.0.1:{port}" in said and "already running" in said
+    assert list(tmp_path.iterdir()) == []

@@ -99,6 +99,10 @@ def handle(args: argparse.Namespace) -> int:
     if problem:
         print(f"companion serve: {problem}", file=sys.stderr)
         return 2
+    taken = web_serve.port_taken(args.host, args.port)
+    if taken:  # before the game log and its lock are made
+        print(f"companion serve: {taken} (is the companion already running?)", file=sys.stderr)
+        return 1
     if args.max_streams < 1:
         print(f"companion serve: --max-phones must be at least 1, got {args.max_streams}", file=sys.stderr)
         return 2

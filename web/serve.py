@@ -139,6 +139,21 @@ def listen_problem(host: str, port: int) -> str | None:
     return None
 
 
+def port_taken(host: str, port: int) -> str | None:
+    """Why nothing can listen on host:port now (another program holds it), found before the game log is
+    opened: it was found only once the server started, after an empty game log and its lock were made."""
+    if not port:
+        return None  # any free port
+    try:
+        family = socket.getaddrinfo(host or "0.0.0.0", port, 0, socket.SOCK_STREAM, 0, socket.AI_PASSIVE)[0][0]
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as waitress binds
+            probe.bind((host or "0.0.0.0", port))
+    except OSError as exc:
+        return f"cannot listen on {host or '0.0.0.0'}:{port}: {exc.strerror or exc}"
+    return None
+
+
 def qr_text(url: str) -> str:
     """The URL as a QR code drawn with block characters for the terminal."""
     import io
