@@ -302,8 +302,18 @@ def test_undo_and_a_new_game_ask_first_and_an_unfinished_game_comes_back(browser
     shown(page, state)
     # The moves before the page opened read as the live ones do: who did what, the dice as labelled.
     expect(page.locator("#events .history").first).to_contain_text("Tom rolled Honey, Honey, Honey, Zzz, Zzz (roll 1 of 3).")
-    page.get_by_role("button", name="Undo last move").click()
+    # each player's honey is read out as one ("2 honey"): the number was hidden from screen readers
+    expect(page.get_by_role("img", name="2 honey")).to_have_count(2)
+    undo = page.get_by_role("button", name="Undo last move")
+    undo.click()
     expect(page.locator(".ask")).to_contain_text("Take back the last move? Tom rolled Honey, Honey, Honey, Zzz, Zzz")
+    # the safe answer has the focus (two Enter presses took the move back), Escape keeps things as they
+    # are, and the focus is back on Undo (it fell to the page's start)
+    expect(page.get_by_role("button", name="Keep it")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.locator(".ask")).to_have_count(0)
+    expect(undo).to_be_focused()
+    undo.click()
     page.get_by_role("button", name="Keep it").click()
     assert table.state()["seq"] == state["seq"]
     page.locator("#setup summary").click()

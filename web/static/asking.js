@@ -12,11 +12,21 @@
     if (old) old.remove();
     const box = el("div", { class: "ask", role: "alertdialog", "aria-label": question },
       el("p", { class: "ask-q", text: question }));
-    const no = el("button", { type: "button", class: "btn", onclick: () => box.remove() }, t("Keep it"));
-    const go = el("button", { type: "button", class: "btn primary", onclick: () => { box.remove(); onYes(); } }, yes);
+    // Focus goes to the safe answer and back where it was after either (two Enter presses took a move
+    // back, and focus fell to the page's start); Escape keeps things as they are.
+    const opener = document.activeElement;
+    const close = () => {
+      box.remove();
+      if (opener && opener.isConnected && typeof opener.focus === "function") opener.focus();
+    };
+    const no = el("button", { type: "button", class: "btn", onclick: close }, t("Keep it"));
+    const go = el("button", { type: "button", class: "btn primary", onclick: () => { close(); onYes(); } }, yes);
+    box.addEventListener("keydown", (e) => {
+      if (e.key === "Escape") close();
+    });
     box.append(el("div", { class: "row" }, go, no));
     after.after(box);
-    go.focus();
+    no.focus();
     return box;
   };
 

@@ -17,7 +17,7 @@
   }
 
   function drops(kind, count, label) {
-    const box = el("span", { class: "drops", "aria-label": `${count} ${label}` });
+    const box = el("span", { class: "drops", role: "img", "aria-label": `${count} ${label}` }); // read as one
     for (let i = 0; i < count; i++) box.append(icon(kind, 26));
     // None held still shows its drop, faded: a bare "0" beside the honey said nothing (a 0 of what?).
     if (!count) box.append(Object.assign(icon(kind, 26), { className: `icon icon-${kind} none` }));

@@ -42,7 +42,7 @@
       const name = TC.lockName(key);
       const [symbol, word, meaning] = LOCK_STATES[raw] || ["", raw, raw];
       const holders = s.players.filter((p) => (p.locks || []).includes(key)).map((p) => p.name);
-      box.append(el("div", { class: "lock lock-" + String(raw).replace(":", "") , "aria-label": name + ": " + meaning },
+      box.append(el("div", { class: "lock lock-" + String(raw).replace(":", ""), role: "group", "aria-label": name + ": " + meaning },
         el("div", { class: "lock-name", text: name }),
         el("div", { class: "lock-state" }, el("span", { class: "lock-symbol", "aria-hidden": "true", text: symbol }), word),
         holders.length ? el("div", { class: "lock-holder", text: TC.t("by {names}", { names: holders.join(", ") }) }) : null));
@@ -61,7 +61,7 @@
   }
 
   function hearts(n) {
-    return el("span", { class: "hearts", "aria-label": TC.t("{n} life", { n }) },
+    return el("span", { class: "hearts", role: "img", "aria-label": TC.t("{n} life", { n }) },
       el("span", { "aria-hidden": "true", class: "heart-icons", text: "♥" }), String(n));
   }
 
