@@ -113,12 +113,19 @@ def load_json(text: str | bytes | bytearray, *, repeated_keys: bool = False) -> 
     if deepest > MAX_NESTING:
         raise BadCommand(f"{quote(text[:60])} nests {deepest} levels deep; a command nests at most {MAX_NESTING}")
     try:
-        return json.loads(text, parse_int=_number(int), parse_float=_number(float), parse_constant=_no_constant,
-                          object_pairs_hook=None if repeated_keys else _once_each)
+        value = json.loads(text, parse_int=_number(int), parse_float=_number(float), parse_constant=_no_constant,
+                           object_pairs_hook=None if repeated_keys else _once_each)
     except BadCommand:
         raise
     except (ValueError, RecursionError) as exc:
         raise NotJSON(f"not JSON: {quote(text)} ({exc})") from None
+    try:  # a \ud800 escape alone is half a character: stored, or sent to the phones, it failed (a 500,
+        # and every live page cut off)
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadCommand(f"{quote(text[:100])} holds half of a character (a lone \\ud800-\\udfff escape); "
+                         "send whole characters") from None
+    return value
 
 
 def _name(raw: Mapping, key: str, value: str) -> str:

@@ -154,6 +154,18 @@ def test_a_key_given_twice_is_400_naming_it_and_changes_nothing(client):
     assert client.get("/api/state").get_json() == before
 
 
+@pytest.mark.parametrize("body", ['{"cmd":"new_game","game":"zoo","players":["Tom","\\ud800x"]}',
+                                  '{"cmd":"kill","player":"\\udc00"}'])
+def test_half_a_character_is_400_and_changes_nothing(client, body):
+    # A lone \ud800 escape was a 500 (the game log could not store it), and its refusal, sent to every
+    # phone, ended every live stream (it could not be written as UTF-8).
+    post(client, ZOO)
+    before = client.get("/api/state").get_json()
+    r = client.post("/api/commands", data=body, content_type="application/json", headers=AUTH)
+    assert r.status_code == 400 and "half of a character" in r.get_json()["error"]
+    assert client.get("/api/state").get_json() == before
+
+
 def test_json_that_is_not_an_object_is_400(client):
     r = client.post("/api/commands", data="[1, 2]", content_type="application/json", headers=AUTH)
     assert r.status_code == 400 and "object" in r.get_json()["error"]

@@ -70,3 +70,12 @@ def test_cap(table):
     assert hub.open_stream() is not None
     hub.close()
     assert hub.open_stream() is None  # closed for good
+
+
+def test_a_message_with_half_a_character_is_still_sent_as_utf8():
+    # A notice quoting a file name that is not UTF-8 (Python keeps its bytes as lone surrogates) could not
+    # be written: the stream it went out on ended, on every phone.
+    line = sse("notice", {"text": "roll-\udc80.jpg is not a photo", "name": "Zoë"})
+    line.encode("utf-8")
+    assert json.loads(line.split("data: ", 1)[1]) == {"text": "roll-\udc80.jpg is not a photo", "name": "Zoë"}
+    assert sse("state", {"name": "Zoë"}) == 'event: state\ndata: {"name":"Zoë"}\n\n'  # plain text stays plain

@@ -18,7 +18,13 @@ from typing import Any, Iterator
 def sse(event: str | None, data: Any) -> str:
     """One Server-Sent Event; `data` is sent as compact JSON on one line."""
     head = f"event: {event}\n" if event else ""
-    return head + "data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n\n"
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # half a character (a file name not in UTF-8, say): as \u escapes, or
+            text = json.dumps(data, separators=(",", ":"))  # writing it ended every phone's stream
+    return head + "data: " + text + "\n\n"
 
 
 class Stream:

@@ -12,6 +12,7 @@ from waitress import create_server, wasyncore
 from .address import display_host, page_url, page_urls  # noqa: F401 - where serve and run look them up
 
 HEADROOM = 8  # threads beyond the stream cap, for page loads and commands
+OUTBUF = 256 * 1024  # bytes waiting for one connection before its writer waits (waitress: 16 MB)
 
 
 def threads_for(app: Any) -> int:
@@ -30,6 +31,11 @@ def _options(app: Any, threads: int | None) -> dict[str, Any]:
         # memory or a file before Flask's own MAX_BODY limit saw it (a Pi's RAM and SD card)
         "max_request_body_size": app.config["MAX_CONTENT_LENGTH"],
         "clear_untrusted_proxy_headers": True,
+        # A phone that stays connected but stops reading: waitress buffered every message for it (1 MB in
+        # memory, then temporary files without end: 91 MB for ten such phones), so its stream never fell
+        # behind and was never ended. Past this, the stream's thread waits: its queue fills, and the hub
+        # ends it (hub.Hub's queue_size), as docs/web.md says.
+        "outbuf_high_watermark": OUTBUF,
     }
 
 
