@@ -86,7 +86,7 @@ def test_calibrate_with_a_missing_folder_names_it(tmp_path, capsys):
     assert "empty" in capsys.readouterr().err
     # the folder itself missing is named as such (it read "'.../nothere/empty' is missing")
     assert run(["vision", "calibrate", str(tmp_path / "nothere"), "--out", str(tmp_path / "m.npz")]) == 2
-    assert f"{str(tmp_path / 'nothere')!r} is not a folder" in capsys.readouterr().err
+    assert f"{str(tmp_path / 'nothere')!r} does not exist" in capsys.readouterr().err
 
 
 def test_calibrate_into_a_missing_folder_is_refused_before_the_work(capsys):
