@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 from .commands import Command, NewGame, load_json, parse_command, quote
 from .engine import Engine
@@ -66,6 +66,21 @@ def replay_commands(commands: Iterable[Command | dict]) -> Iterator[tuple[Engine
             yield engine, []
         else:
             yield engine, engine.apply(cmd)
+
+
+def standing(commands: Iterable[Mapping[str, Any]]) -> list[bool]:
+    """For each of a game's accepted commands (as dicts), whether it still stands: not an undo, and not
+    taken back by a later one (each undo takes back the newest move still standing; new_game never)."""
+    stands: list[bool] = []
+    moves: list[int] = []  # the standing moves, oldest first (the new game excluded)
+    for i, command in enumerate(commands):
+        is_undo = command.get("cmd") == "undo"
+        stands.append(not is_undo)
+        if is_undo and moves:
+            stands[moves.pop()] = False
+        elif not is_undo and i:
+            moves.append(i)
+    return stands
 
 
 def replay_lines(lines: Iterable[str]) -> tuple[Engine, list[dict]]:

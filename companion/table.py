@@ -24,7 +24,7 @@ from typing import Any
 from .commands import Command, NewGame, parse_command, quote
 from .errors import CompanionError, IllegalCommand
 from .gamelog import GameLog
-from .replay import replay_commands
+from .replay import replay_commands, standing
 from .notices import NoticeKind, check_status
 
 SUBSCRIBER_BACKLOG = 256
@@ -192,13 +192,9 @@ class Table:
         if self.game_id is None:
             return []
         records = self.log.records(self.game_id)
-        standing: list[dict] = []
-        for r, (engine, _) in zip(records, replay_commands(r.command for r in records)):
-            if r.command.get("cmd") == "undo":
-                standing.pop()  # the state before it is again the last one (new_game is never taken back)
-            else:
-                standing.append({"seq": r.seq, "time": r.time, "state": engine.state()})
-        return standing
+        stands = standing(r.command for r in records)
+        return [{"seq": r.seq, "time": r.time, "state": engine.state()}
+                for r, (engine, _), kept in zip(records, replay_commands(r.command for r in records), stands) if kept]
 
     # --- the engine thread --------------------------------------------------------------------
 

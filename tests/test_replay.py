@@ -215,3 +215,13 @@ def test_an_old_log_line_with_a_key_given_twice_still_replays():
     # New input refuses a repeated key; a log that was accepted once must still open (the last key wins, as it did)
     engine, accepted = replay_lines([NEW3, '{"cmd":"roll","faces":["bee","bee","bee","bee","bee"],"cmd":"roll"}'])
     assert engine.seq == 2 and accepted[1]["cmd"] == "roll"
+
+
+def test_which_moves_still_stand_after_undos():
+    from companion.replay import standing
+
+    game = [{"cmd": "new_game"}, {"cmd": "kill"}, {"cmd": "life"}, {"cmd": "undo"}, {"cmd": "bullets"},
+            {"cmd": "undo"}, {"cmd": "undo"}, {"cmd": "undo"}, {"cmd": "kill"}]
+    # each undo takes back the newest move still standing; the new game is never taken back
+    assert standing(game) == [True, False, False, False, False, False, False, False, True]
+    assert standing([{"cmd": "new_game"}, {"cmd": "kill"}]) == [True, True]

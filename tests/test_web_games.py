@@ -77,6 +77,15 @@ def test_a_past_game_reads_as_a_timeline_and_exports_as_jsonl(client, table):
     assert client.get("/history").status_code == 200
 
 
+def test_the_timeline_says_which_moves_still_stand(client, table):
+    # the page asks "Take back the last move? …" of the last one that stands: after an undo, the one before
+    play(table, ZOO, {"cmd": "kill", "player": "Ann", "count": 4}, {"cmd": "life", "player": "Ben", "delta": -1},
+         {"cmd": "undo"})
+    data = client.get(f"/api/games/{table.state()['game_id']}").get_json()
+    assert [(r["command"]["cmd"], r["stands"]) for r in data["timeline"]] == [
+        ("new_game", True), ("kill", True), ("life", False), ("undo", False)]
+
+
 def test_resuming_a_game_id_too_large_for_the_log_is_404_and_the_table_still_plays(client, table):
     # OverflowError killed the engine thread: every later command answered 503 until a restart
     play(table, ZOO)

@@ -315,6 +315,13 @@ def test_undo_and_a_new_game_ask_first_and_an_unfinished_game_comes_back(browser
     expect(undo).to_be_focused()
     undo.click()
     page.get_by_role("button", name="Keep it").click()
+    # after an undo, Undo names the move before the one taken back
+    table.submit({"cmd": "stop"}, "cli")
+    state = table.submit({"cmd": "undo"}, "cli")
+    shown(page, state)
+    undo.click()
+    expect(page.locator(".ask")).to_contain_text("Take back the last move? Tom rolled Honey, Honey, Honey, Zzz, Zzz")
+    page.get_by_role("button", name="Keep it").click()
     assert table.state()["seq"] == state["seq"]
     page.locator("#setup summary").click()
     page.fill("#ng-players", "Ann, Ben")

@@ -18,6 +18,7 @@ from companion import __version__
 from companion.commands import parse_command
 from companion.engine import Engine
 from companion.errors import IllegalCommand, UnknownGame
+from companion.replay import standing
 
 from .api import require_pin
 
@@ -58,15 +59,17 @@ def resume(game_id: int):
 
 
 def timeline(records) -> list[dict]:
-    """Each accepted command with the events it made, replayed through the engine (events are never stored)."""
+    """Each accepted command with the events it made, replayed through the engine (events are never
+    stored), and whether it still stands (not an undo, nor taken back by one: the move an undo would
+    take back now is the last that stands after the new game)."""
     out, engine = [], None
-    for r in records:
+    for r, stands in zip(records, standing(r.command for r in records)):
         cmd = parse_command(r.command)
         if engine is None:
             engine, events = Engine(cmd), []
         else:
             events = [e.to_dict() for e in engine.apply(cmd)]
-        out.append({**r.to_dict(), "events": events})
+        out.append({**r.to_dict(), "events": events, "stands": stands})
     return out
 
 

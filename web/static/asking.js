@@ -31,16 +31,12 @@
   };
 
   /* The move an undo would take back, in the engine's words ("Mia rolled …"), for "Take back ...?":
-     each undo took back the move before it, and the new game itself is never taken back. */
+     the last that still stands (the server says which: `stands`), never the new game itself. */
   TC.lastMove = async function () {
     const shown = TC.current && TC.current();
     if (!shown) return "";
     try {
-      const standing = [];
-      for (const r of await TC.gameTimeline(shown.game_id)) {
-        if (r.command.cmd === "undo") standing.pop();
-        else standing.push(r);
-      }
+      const standing = (await TC.gameTimeline(shown.game_id)).filter((r) => r.stands);
       return standing.length > 1 ? TC.moveWords(standing[standing.length - 1])[0] : "";
     } catch (err) {
       return "";
