@@ -192,9 +192,9 @@ class Table:
         if self.game_id is None:
             return []
         records = self.log.records(self.game_id)
-        stands = standing(r.command for r in records)
+        commands = [r.command for r in records]
         return [{"seq": r.seq, "time": r.time, "state": engine.state()}
-                for r, (engine, _), kept in zip(records, replay_commands(r.command for r in records), stands) if kept]
+                for r, (engine, _), kept in zip(records, replay_commands(commands), standing(commands)) if kept]
 
     # --- the engine thread --------------------------------------------------------------------
 

@@ -15,10 +15,8 @@ from flask import Blueprint, Response, current_app, jsonify, render_template
 from werkzeug.exceptions import BadRequest, NotFound, ServiceUnavailable
 
 from companion import __version__
-from companion.commands import parse_command
-from companion.engine import Engine
 from companion.errors import IllegalCommand, UnknownGame
-from companion.replay import standing
+from companion.replay import replay_commands, standing
 
 from .api import require_pin
 
@@ -62,15 +60,9 @@ def timeline(records) -> list[dict]:
     """Each accepted command with the events it made, replayed through the engine (events are never
     stored), and whether it still stands (not an undo, nor taken back by one: the move an undo would
     take back now is the last that stands after the new game)."""
-    out, engine = [], None
-    for r, stands in zip(records, standing(r.command for r in records)):
-        cmd = parse_command(r.command)
-        if engine is None:
-            engine, events = Engine(cmd), []
-        else:
-            events = [e.to_dict() for e in engine.apply(cmd)]
-        out.append({**r.to_dict(), "events": events, "stands": stands})
-    return out
+    commands = [r.command for r in records]
+    return [{**r.to_dict(), "events": [e.to_dict() for e in events], "stands": stands}
+            for r, (_, events), stands in zip(records, replay_commands(commands), standing(commands))]
 
 
 @bp.get("/api/games/<int:game_id>")
