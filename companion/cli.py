@@ -52,11 +52,10 @@ def _pipe_closed() -> int:
 
 
 def _print_state(state: dict, as_json: bool, config: str | None = None) -> None:
-    if config and not as_json:
-        load_settings(read_config(config), config)  # a file named and not usable is said, summary or not
+    # The coach: the usual dice and "tip" unless --config says otherwise (the user's own file is not read);
+    # a file named and not usable is said, summary or not.
+    settings = load_settings(read_config(config), config or "the defaults") if config or as_json else None
     if as_json and state.get("game") == "zombee":
-        # The coach: the usual dice and "tip" unless --config says otherwise (the user's own file is not read).
-        settings = load_settings(read_config(config), config or "the defaults")
         state = Coaching(settings.coach, settings.dice).attach(state)
     print(json.dumps(state) if as_json else summarize(state))
 
