@@ -115,23 +115,13 @@ window.TC = window.TC || {};
     while (list.children.length > MAX_EVENTS) list.lastChild.remove();
   };
 
-  /* A logged command in short words, for the history shown when a page opens. */
+  /* A logged command in words when the engine said nothing of it: the new game (every later move has
+     the engine's own sentences, TC.moveWords; the short words once written for each are not needed). */
   TC.describe = function (c) {
-    const signed = (n) => (n > 0 ? "+" + n : "−" + Math.abs(n));
-    switch (c.cmd) {
-      case "new_game": return TC.t("New {game} game: {names}", { game: c.game === "zoo" ? "Zombie Zoo" : "ZomBee", names: c.players.join(", ") });
-      case "roll": return c.reroll ? TC.t("Re-rolled {reroll}: {faces}", { reroll: c.reroll, faces: c.faces }) : TC.t("Rolled {faces}", { faces: c.faces });
-      case "stop": return TC.t("Stopped rolling");
-      case "flip": return TC.t("Turned over a flower: {face}", { face: TC.LABELS[c.result] || c.result });
-      case "choose": return TC.t("Chose {name} to turn over a flower", { name: c.player });
-      case "undo": return TC.t("Took back the last move");
-      case "kill": return TC.t("{name} killed {n}", { name: c.player, n: c.count || 1 });
-      case "life": return TC.t("{name} life {delta}", { name: c.player, delta: signed(c.delta) });
-      case "bullets": return TC.t("{name} bullets {delta}", { name: c.player, delta: signed(c.delta) });
-      case "collect_lock": return TC.t("{name} collected {lock}", { name: c.player, lock: TC.lockName(c.lock) });
-      case "animals_cleared": return TC.t("Animals cleared");
-      default: return c.cmd;
+    if (c.cmd === "new_game") {
+      return TC.t("New {game} game: {names}", { game: c.game === "zoo" ? "Zombie Zoo" : "ZomBee", names: c.players.join(", ") });
     }
+    return c.cmd;
   };
 
   /* A game's accepted moves, each with the engine's sentences for it (GET /api/games/<id>). */
