@@ -83,7 +83,7 @@ def test_the_zoo_controls_say_why_no_lock_can_be_taken(browser, site):
 
     from companion.commands import LOCKS
 
-    page, state = played(browser, site, 320, [{"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}]
+    page, _ = played(browser, site, 320, [{"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}]
                          + [{"cmd": "collect_lock", "player": "Ann", "lock": lock} for lock in LOCKS])
     expect(page.get_by_role("button", name="Collect")).to_be_disabled()
     expect(page.locator("#zoo-hint")).to_have_text("No lock is left on the board to collect.")
@@ -97,7 +97,7 @@ def test_a_move_taken_back_leaves_the_chart(browser, site):
     # at a line's end was cut off mid-letter by the chart's edge ("Maximili").
     from playwright.sync_api import expect
 
-    page, state = played(browser, site, 360, [
+    page, _ = played(browser, site, 360, [
         {"cmd": "new_game", "game": "zoo", "players": ["Tim", "Maximilian-Alexander"]},
         {"cmd": "kill", "player": "Tim", "count": 2}])
     chart = page.locator("#chart svg.chart-svg")
