@@ -181,6 +181,33 @@ class GameLog:
     def latest_id(self) -> int | None:
         return self._query("SELECT max(id) FROM games")[0][0]
 
+    def table_id(self) -> int | None:
+        """The game the table played last: the game of the last command stored, or one resumed since
+        (mark_resumed) when no command came after. After a power cut the companion comes back to it,
+        not to the newest game: a game resumed and played on is the one the table is at."""
+        last = self._query("SELECT game_id, rowid FROM commands ORDER BY rowid DESC LIMIT 1")
+        if not last:
+            return self.latest_id()
+        row = self._query("SELECT value FROM meta WHERE key='resumed'")
+        try:
+            game, after = (int(v) for v in row[0][0].split()) if row else (None, None)
+        except ValueError:  # not ours to trust: the last command decides
+            game, after = None, None
+        if game is not None and after >= last[0][1] and self._query("SELECT 1 FROM games WHERE id=?", (game,)):
+            return game
+        return last[0][0]
+
+    def mark_resumed(self, game_id: int) -> None:
+        """Note in the file that game_id is the table's game again (see table_id)."""
+        with self._lock:
+            self._writable()
+            try:
+                with self._transaction():
+                    after = self._db.execute("SELECT max(rowid) FROM commands").fetchone()[0] or 0
+                    self._db.execute("INSERT OR REPLACE INTO meta VALUES ('resumed', ?)", (f"{game_id} {after}",))
+            except sqlite3.Error as exc:
+                raise StoreError(f"could not note the resumed game in {self.path}: {exc}") from None
+
     def engine(self, game_id: int) -> Engine:
         """The game's engine: in memory if under way, else replayed from the file now."""
         with self._lock:

@@ -100,7 +100,7 @@ _END = object()  # put in a subscription's queue when it ends
 class Table:
     def __init__(self, log: GameLog, *, game_id: int | None = None):
         self.log = log
-        self.game_id = game_id if game_id is not None else log.latest_id()
+        self.game_id = game_id if game_id is not None else log.table_id()
         if self.game_id is not None:
             log.engine(self.game_id)  # an unknown id fails here, before the thread starts
         self._queue: queue.Queue = queue.Queue()
@@ -257,6 +257,7 @@ class Table:
             engine = self.log.engine(game_id)
             if engine.is_over():
                 raise IllegalCommand(f"game {game_id} is finished; only an unfinished game can be resumed")
+            self.log.mark_resumed(game_id)  # a power cut now comes back to this game, not the newest
         except CompanionError as exc:
             future.set_exception(exc)
             return

@@ -168,3 +168,28 @@ def test_the_chart_leaves_out_a_move_taken_back(tmp_path):
         t.stop()
     assert [p["seq"] for p in timeline] == [1, 4]  # the game, and Eve's kills: not Tim's 9 nor the undo
     assert [[h["kills"] for h in p["state"]["players"]] for p in timeline] == [[0, 0], [0, 2]]
+
+
+def _reopened(path) -> int | None:
+    """The game a companion started on this file comes back to (its Table, as after a power cut)."""
+    with GameLog(path) as log:
+        return Table(log).game_id
+
+
+def test_after_a_power_cut_the_table_comes_back_to_the_game_it_was_playing(tmp_path):
+    # It came back to the newest game: moves of a resumed older game went on into the wrong one.
+    path = tmp_path / "t.sqlite"
+    zoo = {"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}
+    with GameLog(path) as log, Table(log) as t:
+        first = t.submit(zoo, "web")["game_id"]
+        second = t.submit({**zoo, "players": ["Xu", "Yo"]}, "web")["game_id"]
+        t.resume(first, "web")
+        t.submit({"cmd": "kill", "player": "Ann"}, "web")
+    assert _reopened(path) == first
+    with GameLog(path) as log, Table(log) as t:
+        assert t.state()["players"][0]["kills"] == 1
+        t.resume(second, "web")  # resumed, and the power went before any move
+    assert _reopened(path) == second
+    with GameLog(path) as log, Table(log) as t:
+        third = t.submit({**zoo, "players": ["Kim", "Lu"]}, "web")["game_id"]
+    assert _reopened(path) == third
