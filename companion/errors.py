@@ -17,6 +17,11 @@ class IllegalCommand(CompanionError, ValueError):
     """A command the rules do not allow now. Nothing was changed."""
 
 
+class MovedOn(IllegalCommand):
+    """A command sent for a state the game has since left (another phone, the panel or the camera got
+    there first): a confirmed undo must not take back a move nobody was asked about. Nothing changed."""
+
+
 class BadCommand(IllegalCommand):
     """Input that is not a well-formed command at all (not JSON, unknown key, wrong type)."""
 

@@ -22,7 +22,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from .commands import Command, NewGame, parse_command, quote
-from .errors import CompanionError, IllegalCommand
+from .errors import CompanionError, IllegalCommand, MovedOn
 from .gamelog import GameLog
 from .replay import replay_commands, standing
 from .notices import NoticeKind, check_status
@@ -131,18 +131,22 @@ class Table:
 
     # --- inputs ---------------------------------------------------------------------------
 
-    def submit(self, command: Command | Any, source: str, timeout: float = 5.0) -> dict:
+    def submit(self, command: Command | Any, source: str, timeout: float = 5.0,
+               seen: tuple[int | None, int | None] | None = None) -> dict:
         """Apply a command and wait: the new state, or IllegalCommand with the reason.
 
         Adapters parse at their edge and pass a Command; a dict or JSON text is parsed on
-        the engine thread (a malformed one is refused like an illegal one)."""
+        the engine thread (a malformed one is refused like an illegal one). seen: the (game_id,
+        seq) the sender was looking at; when the table has moved on since, the command is refused
+        (MovedOn, to the sender only) and nothing changes: two phones confirming Undo at once took
+        back two moves."""
         future: Future = Future()
-        self._queue.put(("command", command, source, future))
+        self._queue.put(("command", command, source, future, seen))
         return future.result(timeout)
 
     def post(self, command: Command | Any, source: str) -> None:
         """Queue a command without waiting (for button and camera callbacks); refusals are published."""
-        self._queue.put(("command", command, source, None))
+        self._queue.put(("command", command, source, None, None))
 
     def resume(self, game_id: int, source: str, timeout: float = 5.0) -> dict:
         """Make an unfinished game of the log the current one again (on the engine thread, like a command).
@@ -241,8 +245,11 @@ class Table:
                         item[3].set_exception(CompanionError(f"internal error while resuming game {item[1]!r}; "
                                                              f"the server's log has the details ({type(exc).__name__})"))
                 continue
-            _, command, source, future = item
+            _, command, source, future, seen = item
             try:
+                if seen is not None and seen != self._where():
+                    future.set_exception(self._moved_on(seen))
+                    continue
                 self._apply(command, source, future)
             except Exception:  # a bug must not kill the only writer
                 shown = command.to_dict() if isinstance(command, Command) else command
@@ -251,6 +258,17 @@ class Table:
                 self._publish({"type": "refused", "error": reason, "source": source, "command": shown})
                 if future is not None and not future.done():
                     future.set_exception(CompanionError(reason))
+
+    def _where(self) -> tuple[int | None, int | None]:
+        """(game_id, seq) of the table now."""
+        return (self.game_id, None if self.game_id is None else self.log.engine(self.game_id).seq)
+
+    def _moved_on(self, seen: tuple[int | None, int | None]) -> MovedOn:
+        game_id, seq = self._where()
+        now = "no game is under way" if game_id is None else f"game {game_id} is at move {seq}"
+        was = "no game" if seen[0] is None else f"game {seen[0]} at move {seen[1]}"
+        return MovedOn(f"the game moved on since this was sent (it was sent for {was}; {now}): nothing was "
+                       "changed; look at the game again and send it again if it is still wanted")
 
     def _resume(self, game_id: int, source: str, future: Future) -> None:
         try:

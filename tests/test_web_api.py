@@ -117,6 +117,26 @@ def test_accepted_command_answers_the_new_state(client):
     assert client.get("/api/log").get_json()["records"][-1]["source"] == "web"
 
 
+def test_a_command_sent_with_if_match_is_applied_only_to_the_state_it_names(client):
+    # Two phones confirming Undo at once took back two moves; two starting a game made two games.
+    assert post(client, {"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]},
+                headers={**AUTH, "If-Match": '"none"'}).status_code == 200
+    seen = client.get("/api/state").headers["ETag"]
+    assert post(client, {"cmd": "kill", "player": "Ann"}, headers={**AUTH, "If-Match": seen}).status_code == 200
+    undo = post(client, {"cmd": "undo"}, headers={**AUTH, "If-Match": seen})  # sent for the state before the kill
+    assert undo.status_code == 412 and "moved on" in undo.get_json()["error"]
+    assert "game 1 is at move 2" in undo.get_json()["error"]
+    again = post(client, {"cmd": "new_game", "game": "zoo", "players": ["Xu", "Yo"]}, headers={**AUTH, "If-Match": '"none"'})
+    assert again.status_code == 412
+    state = client.get("/api/state")
+    assert state.get_json()["seq"] == 2 and state.get_json()["players"][0]["kills"] == 1 and state.headers["ETag"] == '"g1-2"'
+    ok = post(client, {"cmd": "undo"}, headers={**AUTH, "If-Match": state.headers["ETag"]})
+    assert ok.status_code == 200 and ok.headers["ETag"] == '"g1-3"'
+    bad = post(client, {"cmd": "undo"}, headers={**AUTH, "If-Match": "seq 3"})
+    assert bad.status_code == 400 and "If-Match" in bad.get_json()["error"]
+    assert client.get("/api/state").get_json()["seq"] == 3
+
+
 def test_zoo_overrides(client):
     assert post(client, ZOO).status_code == 200
     for cmd in ({"cmd": "kill", "player": "Ann", "count": 3}, {"cmd": "life", "player": "Ben", "delta": -1},

@@ -341,6 +341,32 @@ def test_undo_and_a_new_game_ask_first_and_an_unfinished_game_comes_back(browser
     page.context.close()
 
 
+def test_an_undo_confirmed_after_another_move_takes_back_nothing(browser, site):
+    # Two phones confirming Undo at once took back two moves: the second took a move its question never named.
+    from playwright.sync_api import expect
+
+    page = phone(browser, 360)
+    table = site.table
+    table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "cli")
+    state = table.submit({"cmd": "kill", "player": "Ann"}, "cli")
+    open_live(page, site.url)
+    shown(page, state)
+    page.get_by_role("button", name="Undo last move").click()
+    expect(page.locator(".ask")).to_contain_text("Take back the last move? Ann killed 1 Zombie")
+
+    def another_phone_first(route):  # the other phone's move lands while this undo is on its way
+        table.submit({"cmd": "kill", "player": "Ben"}, "web")
+        route.continue_()
+
+    page.route("**/api/commands", another_phone_first)
+    page.get_by_role("button", name="Yes, undo").click()
+    expect(page.locator("#ov-msg")).to_contain_text("Not done: the game changed meanwhile")
+    assert table.state()["seq"] == state["seq"] + 1  # Ben's kill stands, and Ann's
+    assert [p["kills"] for p in table.state()["players"]] == [1, 1]
+    assert not page.errors, page.errors
+    page.context.close()
+
+
 def test_a_page_open_across_a_restart_says_so(browser, tmp_path):
     from playwright.sync_api import expect
 

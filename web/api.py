@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 from flask import Blueprint, current_app, jsonify, request
 from werkzeug.exceptions import (BadRequest, InternalServerError, NotFound, RequestEntityTooLarge, ServiceUnavailable,
@@ -76,9 +77,31 @@ def healthz():
     return jsonify(ok=True, streams=ctx().hub.count())
 
 
+def etag(state: dict | None) -> str:
+    """The state's version as an ETag: a command sent with it as If-Match is applied only to that state."""
+    return "none" if state is None else f"g{state['game_id']}-{state['seq']}"
+
+
+_SEEN = re.compile(r'(?:W/)?"(?:none|g(\d{1,18})-(\d{1,18}))"')
+
+
+def seen_state() -> tuple[int | None, int | None] | None:
+    """The (game_id, seq) a command's If-Match names, or None when it names none (or "*")."""
+    value = request.headers.get("If-Match", "").strip()
+    if not value or value == "*":
+        return None
+    found = _SEEN.fullmatch(value)
+    if found is None:
+        raise BadRequest(f"If-Match must be the ETag of GET /api/state, like \"g3-12\" or \"none\"; got {quote(value)}")
+    return (None, None) if found.group(1) is None else (int(found.group(1)), int(found.group(2)))
+
+
 @bp.get("/api/state")
 def state():
-    return jsonify(current_app.extensions["coaching"].attach(current_state()))
+    now = current_state()
+    response = jsonify(current_app.extensions["coaching"].attach(now))
+    response.set_etag(etag(now))
+    return response
 
 
 @bp.get("/api/log")
@@ -116,10 +139,11 @@ def command():
     require_pin()
     raw = json_body()
     cmd = parse_command(raw)  # parsed once, here: BadCommand (an IllegalCommand) -> 400 before the engine sees it
+    seen = seen_state()
     try:
         # `companion send` says it is the CLI; any other client is a phone.
         source = "cli" if request.headers.get("X-Companion-Source") == "cli" else "web"
-        new_state = ctx().table.submit(cmd, source, timeout=ctx().submit_timeout)
+        new_state = ctx().table.submit(cmd, source, timeout=ctx().submit_timeout, seen=seen)
     except TimeoutError:
         raise ServiceUnavailable("the table did not answer in time; the command may still be applied") from None
     except IllegalCommand:
@@ -130,7 +154,9 @@ def command():
     except CompanionError as exc:
         current_app.logger.error("command failed: %s", exc)
         raise InternalServerError(exc.public or "internal error") from None
-    return jsonify(new_state)
+    response = jsonify(new_state)
+    response.set_etag(etag(new_state))
+    return response
 
 
 @bp.post("/api/demo/press")

@@ -7,7 +7,7 @@ import logging
 from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException, InternalServerError
 
-from companion.errors import IllegalCommand
+from companion.errors import IllegalCommand, MovedOn
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,10 @@ def install(app: Flask) -> None:
     @app.errorhandler(IllegalCommand)
     def refused(exc: IllegalCommand):
         return jsonify(error=str(exc)), 400
+
+    @app.errorhandler(MovedOn)
+    def moved_on(exc: MovedOn):  # sent with If-Match for a state the table has left
+        return jsonify(error=str(exc)), 412
 
     @app.errorhandler(Exception)
     def crashed(exc: Exception):

@@ -44,9 +44,10 @@
   };
 
   TC.askUndo = async function (button) {
+    const shown = TC.current && TC.current(); // the move named is this state's last: undo only that one
     const last = await TC.lastMove();
     const q = last ? t("Take back the last move? {move}", { move: last }) : t("Take back the last move?");
-    TC.ask(button.closest(".row") || button, q, t("Yes, undo"), () => TC.send({ cmd: "undo" }));
+    TC.ask(button.closest(".row") || button, q, t("Yes, undo"), () => TC.send({ cmd: "undo" }, shown || null));
   };
 
   function unfinishedLine(g) {

@@ -72,10 +72,13 @@
   }
   TC.overrideMessage = message;
 
-  async function post(url, body, say = message) {
+  /* seen: the state a confirmed question was asked about; the companion then applies the command only
+     if the game is still there (If-Match), so two phones confirming Undo at once take back one move. */
+  async function post(url, body, say = message, seen = undefined) {
     const headers = { "Content-Type": "application/json" };
     const pin = TC.pin();
     if (pin) headers.Authorization = "Bearer " + pin;
+    if (seen !== undefined) headers["If-Match"] = seen ? `"g${seen.game_id}-${seen.seq}"` : '"none"';
     let response;
     try {
       response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), cache: "no-store" });
@@ -95,6 +98,8 @@
       say(pin ? TC.t("The PIN was not accepted. Check it and save it again.") : TC.t("Enter the override PIN first."), "error");
     } else if (response.status === 429) {
       say(lockedOut(response), "error");
+    } else if (response.status === 412) {
+      say(TC.t("Not done: the game changed meanwhile (another phone, the panel or the camera). Look again, and send it again if it is still wanted."), "error");
     } else if (response.status === 400 && url === "/api/commands") {
       say(TC.refusalWords(reason, body, TC.current && TC.current()), "error"); // a sentence, not the API's detail
     } else {
@@ -104,9 +109,9 @@
   }
   TC.post = post; // (url, body, say): the PIN-protected POSTs of other parts of the page
 
-  TC.send = async function (cmd) {
+  TC.send = async function (cmd, seen = undefined) {
     message(TC.t("Sending…"), "pending");
-    const state = await post("/api/commands", cmd);
+    const state = await post("/api/commands", cmd, message, seen);
     if (state) {
       message(TC.t("Done."), "ok");
       if (!TC.streamLive()) TC.applyState(state); // else the stream shows it, in order with the others
@@ -120,7 +125,8 @@
     const players = $("ng-players").value.split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
     const cmd = { cmd: "new_game", game, players };
     if (game === "zombee") cmd.variant = $("ng-variant").value;
-    TC.guardNewGame(() => TC.send(cmd).then((state) => {
+    const seen = (TC.current && TC.current()) || null; // the game the form was filled in beside
+    TC.guardNewGame(() => TC.send(cmd, seen).then((state) => {
       if (state) $("setup").open = false;
       TC.loadUnfinished();
     }));
