@@ -52,6 +52,7 @@ class Applied:
     seq: int
     events: tuple[Event, ...]
     state: dict
+    time: float = 0.0  # when it was stored (the log's clock: the Pi's, which a phone's may not match)
 
 
 class GameLog:
@@ -178,6 +179,10 @@ class GameLog:
     def game_ids(self) -> list[int]:
         return [gid for (gid,) in self._query("SELECT id FROM games ORDER BY id")]
 
+    def now(self) -> float:
+        """The time by the log's clock (what it stores with each command)."""
+        return self._clock()
+
     def latest_id(self) -> int | None:
         return self._query("SELECT max(id) FROM games")[0][0]
 
@@ -268,11 +273,11 @@ class GameLog:
             self._writable()
             if isinstance(cmd, NewGame):
                 engine = Engine(cmd)
-                gid = self._insert_game(cmd.game, [(raw, source)], engine)
+                gid, now = self._insert_game(cmd.game, [(raw, source)], engine)
                 self._engines[gid] = engine
                 return Applied(gid, 1, (Event.said("new_game", "New {game} game: {names}.",
                                                                   game={"zoo": "Zombie Zoo"}.get(cmd.game, "ZomBee"),
-                                                                  names=", ".join(cmd.players)),), engine.state())
+                                                                  names=", ".join(cmd.players)),), engine.state(), now)
             if game_id is None:
                 raise IllegalCommand("no game is under way; start one with new_game")
             engine = self.engine(game_id)
@@ -280,24 +285,25 @@ class GameLog:
             events = engine.apply(cmd)
             self._engines[game_id] = self._finished.pop(game_id, engine)  # changed: stays in memory
             try:
-                self._insert(game_id, engine.seq, raw, source, engine if engine.is_over() != was_over else None)
+                now = self._insert(game_id, engine.seq, raw, source, engine if engine.is_over() != was_over else None)
             except sqlite3.Error as exc:
                 # The command was applied in memory but not stored: rebuild from what is on disk.
                 del self._engines[game_id]
                 self._keep(game_id, self._read(game_id))
                 raise StoreError(f"could not store the command in {self.path}: {exc}") from None
-            return Applied(game_id, engine.seq, tuple(events), engine.state())
+            return Applied(game_id, engine.seq, tuple(events), engine.state(), now)
 
     def import_jsonl(self, lines: Iterable[str], source: str = "import") -> int:
         """Store a whole game log as a new game; refused whole (with its line) if any line is refused."""
         self._writable()
         engine, accepted = replay_lines(lines)
         with self._lock:
-            gid = self._insert_game(engine.new_game.game, [(c, source) for c in accepted], engine)
+            gid, _ = self._insert_game(engine.new_game.game, [(c, source) for c in accepted], engine)
             self._keep(gid, engine)
         return gid
 
-    def _insert_game(self, game: str, commands: list[tuple[dict, str]], engine: Engine) -> int:
+    def _insert_game(self, game: str, commands: list[tuple[dict, str]], engine: Engine) -> tuple[int, float]:
+        """(the new game's id, the time stored with it)."""
         now = self._clock()
         try:
             with self._transaction():
@@ -309,15 +315,18 @@ class GameLog:
                 )
         except sqlite3.Error as exc:
             raise StoreError(f"could not store the game in {self.path}: {exc}") from None
-        return gid
+        return gid, now
 
-    def _insert(self, game_id: int, seq: int, raw: dict, source: str, ended: Engine | None) -> None:
-        """Store one command; when it ends (or undoes the end of) the game, say so in the same transaction."""
+    def _insert(self, game_id: int, seq: int, raw: dict, source: str, ended: Engine | None) -> float:
+        """Store one command (the time stored is returned); when it ends (or undoes the end of) the game,
+        say so in the same transaction."""
+        now = self._clock()
         with self._transaction():
             self._db.execute("INSERT INTO commands VALUES (?, ?, ?, ?, ?)",
-                             (game_id, seq, self._clock(), source, json.dumps(raw, ensure_ascii=False)))
+                             (game_id, seq, now, source, json.dumps(raw, ensure_ascii=False)))
             if ended is not None:
                 self._db.execute("UPDATE games SET over=?, summary=? WHERE id=?", (*self._status(ended), game_id))
+        return now
 
     def _transaction(self):
         return _Transaction(self._db)

@@ -209,7 +209,9 @@ class Table:
 
     def _publish(self, message: dict, state: dict | None = None) -> None:
         """Deliver to every subscriber; with `state`, it becomes the current state in the same step
-        (so a subscription begun meanwhile has it either as its first message or as this one)."""
+        (so a subscription begun meanwhile has it either as its first message or as this one). Every
+        message says when (`time`, the companion's clock; a stored move: the time stored with it)."""
+        message.setdefault("time", self.log.now())
         with self._sub_lock:
             if state is not None:
                 self._state = state
@@ -304,7 +306,9 @@ class Table:
         if isinstance(cmd, NewGame) or applied.game_id != self.game_id:
             self.game_id = applied.game_id
         state = {**applied.state, "game_id": applied.game_id, "seq": applied.seq}
+        # `time`: when it was stored, by the companion's clock, which the chart and the history read; a
+        # phone's clock hours off the Pi's (a Pi without network keeps no time) drew the chart in hours
         self._publish({"type": "state", "state": state, "events": [e.to_dict() for e in applied.events],
-                       "source": source, "command": cmd.to_dict()}, state=state)
+                       "source": source, "command": cmd.to_dict(), "time": applied.time}, state=state)
         if future is not None:
             future.set_result(state)

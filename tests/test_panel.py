@@ -65,8 +65,10 @@ class Rig:
         assert self.panel.wait_until(lambda p: (p.last_notice or {}).get("token") == token, WAIT)
 
     def phone_messages(self):
+        """What a phone was sent since, each without `time` (when: the companion's clock)."""
         out = []
         while (m := self.phone.get(timeout=0)) is not None:
+            m.pop("time", None)
             out.append(m)
         return out
 

@@ -1,4 +1,5 @@
 import threading
+import time
 
 import pytest
 
@@ -58,7 +59,9 @@ def test_notices_are_published_in_order(table):
     with table.subscribe() as sub:
         assert sub.get(2)["initial"]
         table.notify("camera", online=False)
-        assert sub.get(2) == {"type": "notice", "kind": "camera", "online": False}
+        got = sub.get(2)
+        assert got.pop("time") == pytest.approx(time.time(), abs=60)  # when, by the companion's clock
+        assert got == {"type": "notice", "kind": "camera", "online": False}
 
 
 def test_closed_subscription_gets_nothing_more(table):

@@ -367,6 +367,37 @@ def test_an_undo_confirmed_after_another_move_takes_back_nothing(browser, site):
     page.context.close()
 
 
+def test_a_companion_clock_hours_off_the_phone_keeps_the_chart_and_the_lines_in_order(browser, tmp_path):
+    # A Pi no network has set keeps its own time: a live move drew the chart in "minutes (180)", the
+    # earlier moves squashed at 0, and its line's time read hours after the lines above it.
+    import time as clock_module
+
+    from playwright.sync_api import expect
+
+    ticks = iter(range(100000))
+    pi_time = clock_module.time() // 60 * 60 - 3 * 3600 + 5  # three hours behind, early in a minute
+    log = GameLog(tmp_path / "games.sqlite", clock=lambda: pi_time + next(ticks) / 100)
+    table = Table(log).start()
+    table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "cli")
+    state = table.submit({"cmd": "kill", "player": "Ann"}, "cli")
+    page = phone(browser, 390)
+    srv = ServerThread(create_app({"TABLE": table, "PIN": PIN, "HEARTBEAT_S": 1.0})).start()
+    try:
+        open_live(page, srv.url + "/")
+        shown(page, state)
+        expect(page.locator("#events .history").first).to_contain_text("Ann killed")
+        shown(page, table.submit({"cmd": "kill", "player": "Ben"}, "panel"))
+        expect(page.locator("#chart")).to_contain_text("moves (2)")
+        times = page.locator("#events .event .when").all_inner_texts()
+        assert len(set(times)) == 1, times  # the live line and those before it: the same minute of the Pi's clock
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()
+        srv.stop()
+        table.stop()
+        log.close()
+
+
 def test_a_page_open_across_a_restart_says_so(browser, tmp_path):
     from playwright.sync_api import expect
 

@@ -19,7 +19,9 @@
 
   /* Show a state: from the stream (which starts with the current state and then carries each new
      one once, in order), or the answer to our own command while the stream is down. */
-  TC.applyState = function (state) {
+  /* at: when the companion stored the move (its clock, seconds), from the stream; the phone's own clock
+     may be hours off a Pi's that no network has set, and the chart and the lines follow the companion's. */
+  TC.applyState = function (state, at) {
     const changed = key(state) !== key(current);
     // Another game on the table (a new one, a resumed one): "What happened" starts afresh with it
     // (the last game's lines stayed on, mixed with the new game's).
@@ -43,10 +45,10 @@
     if (changed) {
       showAlert("alert-dice", "");
       TC.renderControls(current);
-      TC.chartPush(current);
+      TC.chartPush(current, at);
     }
     $("footer").textContent = current
-      ? TC.t("Game {id} · move {seq} · updated {time}", { id: current.game_id, seq: current.seq, time: new Date().toLocaleTimeString(TC.lang) })
+      ? TC.t("Game {id} · move {seq} · updated {time}", { id: current.game_id, seq: current.seq, time: new Date(at === undefined ? Date.now() : at * 1000).toLocaleTimeString(TC.lang) })
       : "";
     document.body.dataset.seq = current ? String(current.seq) : "";
     document.body.dataset.game = current ? String(current.game_id) : "";
@@ -56,7 +58,7 @@
     lastMessage = Date.now();
     const msg = JSON.parse(event.data);
     const before = current;
-    TC.applyState(msg.state);
+    TC.applyState(msg.state, msg.time);
     // the move taken back leaves the chart too (the state pushed just now drew it back down: a spike)
     if (!msg.initial && msg.command && msg.command.cmd === "undo") TC.chartLoad();
     const resumed = !msg.initial && before && msg.state && msg.state.game_id !== before.game_id
@@ -64,7 +66,7 @@
     if ((msg.initial && msg.state && !$("events").children.length) || resumed) loadHistory();
     // Each stream carries a state once, so its events are new even if our own
     // command's answer already put that state on screen.
-    if (!msg.initial) for (const e of msg.events || []) TC.addEvent(TC.eventText(e), e.kind);
+    if (!msg.initial) for (const e of msg.events || []) TC.addEvent(TC.eventText(e), e.kind, false, msg.time);
     if (!msg.initial) showMoment(msg.events);
     if (!msg.initial) showAlert("alert-restart", ""); // a move since the restart: no longer news
     if (!msg.initial && TC.panelMoved) TC.panelMoved(msg);
@@ -108,7 +110,7 @@
     lastMessage = Date.now();
     const msg = JSON.parse(event.data);
     const words = TC.refusalWords(msg.error, msg.command, current, msg.words);
-    TC.addEvent(words + (msg.source ? ` (${TC.sourceWords(msg.source)})` : ""), "refused");
+    TC.addEvent(words + (msg.source ? ` (${TC.sourceWords(msg.source)})` : ""), "refused", false, msg.time);
     if (msg.source === "panel") TC.panelRefused(words);
   }
 
@@ -122,7 +124,7 @@
     lastMessage = Date.now();
     const msg = JSON.parse(event.data);
     // Notices without words (the dice settling) are for the panel's LEDs, not for people.
-    if (msg.text || msg.message) TC.addEvent(TC.eventText(msg) || msg.message, "notice");
+    if (msg.text || msg.message) TC.addEvent(TC.eventText(msg) || msg.message, "notice", false, msg.time);
     if (msg.kind === "restart") showAlert("alert-restart", TC.eventText(msg));
     if (msg.kind === "camera") showAlert("alert-camera", msg.status === "lost" ? TC.eventText(msg) : "");
     if (msg.kind === "dice") showAlert("alert-dice", msg.status === "check" ? TC.eventText(msg) : "");

@@ -14,10 +14,10 @@
     return game === "zoo" ? p.score || 0 : p.honey || 0;
   }
 
-  function pointFrom(state) {
+  function pointFrom(state, at) {
     return {
       seq: state.seq,
-      time: Date.now() / 1000,
+      time: at === undefined ? Date.now() / 1000 : at, // the companion's clock, as the points loaded
       active: state.active || null,
       values: data.players.map((n) => {
         const p = state.players.find((q) => q.name === n);
@@ -120,7 +120,7 @@
   };
 
   /* A new state arrived: append a point, or reload when it does not follow on. */
-  TC.chartPush = function (state) {
+  TC.chartPush = function (state, at) {
     if (!state) {
       data = null;
       draw();
@@ -131,7 +131,7 @@
       if (!(data && last && data.game_id === state.game_id && state.seq === last.seq)) TC.chartLoad();
       return;
     }
-    data.points.push(pointFrom(state));
+    data.points.push(pointFrom(state, at));
     draw();
   };
 })(window.TC);
