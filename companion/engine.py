@@ -68,6 +68,12 @@ def _plain_object(t: type) -> bool:
     return t.__module__ != "builtins" and not issubclass(t, (type, *BUILTIN_VALUES)) and "__slots__" not in t.__dict__
 
 
+def over_words(game: Game) -> str:
+    """How a finished game ended, to go inside a sentence ("Mia won"): a Zoo outcome is a sentence of
+    its own, with brackets of its own, and "(Ben wins with 16 points (one hero is left alive).)" read badly."""
+    return game.outcome().rstrip(".")
+
+
 def start_game(cmd: NewGame) -> Game:
     """Build the game a `new_game` command asks for, or refuse it."""
     # Imported here so a rules module may use this module's helpers without a cycle.
@@ -104,7 +110,7 @@ class Engine:
                 "start another game (a new log, or new_game on the live table) instead"
             )
         if self.game.is_over():
-            raise IllegalCommand(f"{quote(cmd.to_dict())}: the game is over ({self.game.outcome()}); only undo is accepted")
+            raise IllegalCommand(f"{quote(cmd.to_dict())}: the game is over: {over_words(self.game)}; only undo is accepted")
         work = snapshot(self.game)
         events = work.apply(cmd)
         self._before.append(self.game)

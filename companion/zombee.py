@@ -59,6 +59,8 @@ class ZomBee:
     def outcome(self) -> str:
         if not self.is_over():
             return "under way"
+        if self.phase == "tournament_over":  # "the game is over (Mia won)" hid that the tournament was won
+            return f"{self.players[self.winner].name} won a second game, and the tournament"
         return f"{self.players[self.winner].name} won"
 
     def living(self) -> list[int]:

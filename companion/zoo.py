@@ -173,8 +173,6 @@ class Zoo:
     # ----- commands -----
 
     def apply(self, cmd: Command) -> list[Event]:
-        if self.is_over():
-            raise IllegalCommand(f"{quote(cmd.to_dict())}: the game is over ({self.outcome()}); only undo is accepted")
         handlers = {
             Kill: self._kill,
             CollectLock: self._collect_lock,
@@ -268,10 +266,13 @@ class Zoo:
         if after < 0 and not hero.bullets:
             raise IllegalCommand(f"{given}: {hero.name} has {hero.life} life, so can lose at most {hero.life}")
         if -cmd.delta > most:  # also a loss past 0: with bullets left the most is one short of the life, not all of it
+            # ("can lose at most 0 of 1 life" said it of a hero on the last life)
+            until = (f"{hero.name} cannot lose that last life until then" if most == 0 else
+                     f"until then {hero.name} can lose at most {most} of {hero.life} life")
             raise IllegalCommand(
                 f"{given}: bullets are spent before the last life, and {hero.name} still has "
-                f"{counted(hero.bullets, 'bullet')}; until then {hero.name} can lose at most {most} of {hero.life} "
-                f"life. Spend them first (e.g. {{\"cmd\":\"bullets\",\"player\":\"{hero.name}\",\"delta\":-{hero.bullets}}})"
+                f"{counted(hero.bullets, 'bullet')}; {until}. Spend them first "
+                f"(e.g. {{\"cmd\":\"bullets\",\"player\":\"{hero.name}\",\"delta\":-{hero.bullets}}})"
             )
         if cmd.delta > 0:
             hero.life = min(after, MAX_LIFE)  # nobody holds more than the five life they start with

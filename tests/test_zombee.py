@@ -820,6 +820,8 @@ def test_tournament_green_supply_empties_and_a_win_still_counts():
     assert s["supply"]["green"] == 0
     assert greens(e)["Eva"] == 2
     assert s["game_winners"] == ["Eva", "Ann", "Tom", "Ben", "Mia", "Eva"]
+    # a move after it says the tournament was won, not only a game ("the game is over (Eva won)")
+    refused(e, {"cmd": "roll", "faces": ["bee"] * 5}, "Eva won a second game, and the tournament", "only undo")
 
 
 # --- odds -------------------------------------------------------------------------------------------

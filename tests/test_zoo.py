@@ -343,6 +343,11 @@ def test_a_loss_past_zero_with_bullets_left_names_the_loss_that_is_allowed():
     assert {"cmd": "life", "player": "Ann", "delta": {"min": -2, "max": -1}} in e.state()["legal"]
     e.apply(bullets("Ann", -5))
     refused(e, life("Ann", -5), "Ann has 3 life, so can lose at most 3")  # no bullets: all of it may go
+    # on the last life with bullets left, none may go ("can lose at most 0 of 1 life")
+    e.apply(life("Ann", -2))
+    e.apply(bullets("Ann", 2))
+    message = refused(e, life("Ann", -1), "Ann cannot lose that last life until then", "Spend them first")
+    assert "at most 0" not in message
 
 
 # ----- death -----
@@ -438,7 +443,8 @@ def test_after_the_game_only_undo_is_accepted():
     e = zoo(["Ann", "Ben"])
     knock_out(e, "Ben")
     for cmd in (kill("Ann"), life("Ann", -1), bullets("Ann", 1), {"cmd": "animals_cleared"}):
-        refused(e, cmd, "the game is over", "only undo")
+        message = refused(e, cmd, "the game is over: Ann wins with", "(one hero is left alive); only undo")
+        assert ".)" not in message  # the outcome's own sentence in brackets read "(… alive).)"
     e.apply({"cmd": "undo"})
     assert not e.is_over() and hero(e, "Ben")["alive"] and hero(e, "Ben")["bullets"] == 0
 
