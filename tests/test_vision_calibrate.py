@@ -198,6 +198,30 @@ def test_a_face_with_too_few_photos_is_named_with_what_to_do(tmp_path):
     assert "more photos of honey" in report["advice"]
 
 
+def test_a_photo_filed_under_the_wrong_face_is_named_first_with_where_it_belongs(tmp_path):
+    # a bee photo moved into honey/ only got "take 2 more photos of bee", which would not mend it
+    dst = tmp_path / "cal"
+    shutil.copytree(PHOTOS / "calibration", dst)
+    moved = sorted((dst / "bee").glob("*.jpg"))[0]
+    moved.rename(dst / "honey" / moved.name)
+    lines = report_lines(calibrate(dst).report)
+    check = f"check honey/{moved.name}: its die looks like bee, not like the other photos of honey; if it shows bee, " \
+            "move it to bee/ and calibrate again"
+    assert check in lines and lines.index(check) < next(i for i, line in enumerate(lines) if "weakest" in line)
+
+
+def test_one_photo_per_face_is_said_not_measured_rather_than_read_0_percent(tmp_path):
+    dst = tmp_path / "cal"
+    shutil.copytree(PHOTOS / "calibration", dst)
+    for face in ("bee", "honey", "zzz", "zombee"):
+        for f in sorted((dst / face).iterdir())[1:]:
+            f.unlink()
+    lines = report_lines(calibrate(dst).report)
+    assert lines[0].startswith("cross-validated: not measured where a face has one photo")
+    assert "bee not measured (1 photo)" in lines[0] and "0%" not in lines[0]
+    assert any("take 5 more photos of" in line for line in lines)
+
+
 def test_every_face_short_of_photos_is_named_the_worst_read_first(tmp_path):
     # a newcomer's first try: two photos of each face
     dst = tmp_path / "cal"

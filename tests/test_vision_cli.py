@@ -89,6 +89,17 @@ def test_calibrate_with_a_missing_folder_names_it(tmp_path, capsys):
     assert f"{str(tmp_path / 'nothere')!r} does not exist" in capsys.readouterr().err
 
 
+def test_calibrate_never_writes_its_model_over_a_file_that_is_not_one(tmp_path, capsys):
+    # a mistyped --out replaced a photo with the model
+    photo = tmp_path / "table.jpg"
+    photo.write_bytes((PHOTOS / "detect" / "t1_IMG_20191208_111642.jpg").read_bytes())
+    kept = photo.read_bytes()
+    assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(photo)]) == 1
+    err = capsys.readouterr().err
+    assert "a file is there that is not a dice model" in err and "--force" in err and "photos" not in err
+    assert photo.read_bytes() == kept
+
+
 def test_calibrate_into_a_missing_folder_is_refused_before_the_work(capsys):
     # said at once, not after the seconds (on a Pi, a minute) the calibration takes
     assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", "/nonexistent-dir/m.npz"]) == 1

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from companion.config import MAX_STILL_MS
 from companion.errors import CameraError, CompanionError, ImageError
@@ -29,7 +30,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     cal.add_argument("--compare", choices=("auto", "views", "map"), default="auto",
                      help="how dice are compared: edge views, symbol maps, or whichever reads the photos best")
     cal.add_argument("--force", action="store_true",
-                     help="replace --out even when the model already there reads these photos better")
+                     help="replace --out even when the model already there reads these photos better, or when it is not a model")
     cal.set_defaults(func=cmd_calibrate)
 
     rd = sub.add_parser("read", help="read the dice in one or more photos")
@@ -75,6 +76,10 @@ def cmd_calibrate(args) -> int:
     folder = Path(args.out).resolve().parent
     if not folder.is_dir():  # said before the calibration's seconds (minutes on a Pi), not after
         return _fail(f"cannot write {args.out!r}: folder {str(folder)!r} does not exist", 1)
+    if not args.force and Path(args.out).exists() and not _model_file(Path(args.out)):
+        # a mistyped --out replaced a photo or a document with the model
+        return _fail(f"cannot write {args.out!r}: a file is there that is not a dice model; choose another --out "
+                     f"(a .npz), or use --force to replace it", 1)
     try:
         model = calibrate(args.dir, log=lambda m: print(m, file=sys.stderr),
                           compare=None if args.compare == "auto" else args.compare)
@@ -95,6 +100,15 @@ def cmd_calibrate(args) -> int:
     for line in report_lines(model.report):
         print(line)
     return 0
+
+
+def _model_file(path: Path) -> bool:
+    """Whether path holds a dice model of any version (a NumPy archive with a format_version)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return "format_version" in data.files
+    except (OSError, ValueError, EOFError, TypeError, AttributeError):  # not an archive: a photo, a text, a folder
+        return False
 
 
 def _save_over(model, out: Path) -> None:

@@ -50,9 +50,23 @@ def quality(pred: np.ndarray, truth: np.ndarray, photos_per_face: dict, threshol
 
 def report_lines(report: dict) -> list[str]:
     """The report as a person reads it after `companion vision calibrate`."""
-    faces = ", ".join(f"{f} {100 * a:.0f}% ({report['photos'].get(f, 0)} photos)" for f, a in report["faces"].items())
-    lines = [f"cross-validated: {100 * report['accuracy']:.1f}% of calibration dice read right; {faces}",
-             f"weakest face: {report['weakest']}; {report['advice']}"]
+    def one(face: str, share: float) -> str:
+        n = report["photos"].get(face, 0)
+        # a face of one photo cannot be left out and read by the others: said, not "0%"
+        return f"{face} {'not measured' if n < 2 else f'{100 * share:.0f}%'} ({n} photo{'' if n == 1 else 's'})"
+
+    faces = ", ".join(one(f, a) for f, a in report["faces"].items())
+    measured = all(report["photos"].get(f, 0) >= 2 for f in report["faces"])
+    lines = [f"cross-validated: {100 * report['accuracy']:.1f}% of calibration dice read right; {faces}" if measured
+             else f"cross-validated: not measured where a face has one photo (a photo is read by the others "
+                  f"of its face, left out in turn); {faces}"]
+    for doubt in report.get("doubts") or ():
+        # a photo in the wrong folder first: more photos of the weakest face would not mend it
+        where, _, like = doubt.partition(" looks like ")
+        face = where.split("/")[0]
+        lines.append(f"check {where}: its die looks like {like}, not like the other photos of {face}; if it shows "
+                     f"{like}, move it to {like}/ and calibrate again")
+    lines.append(f"weakest face: {report['weakest']}; {report['advice']}")
     if report.get("network"):
         lines.append("the ZomBee network was refitted to these dice and names the faces together with them")
     if report.get("untaught_unknown") is not None:
@@ -60,8 +74,6 @@ def report_lines(report: dict) -> list[str]:
                      f"(each face hidden in turn)")
     if report.get("lamp_divided_out"):
         lines.append("the tray's tint looks like the lamp's: it is divided out of the dice, as from a white tray")
-    if report.get("doubts"):
-        lines.append("worth a second look: " + "; ".join(report["doubts"]))
     if report.get("enlarged"):
         lines.append(f"the dice are small in these photos: every frame is read enlarged {report['enlarged']:.1f} "
                      f"times; a camera closer to the tray reads them better")
