@@ -222,6 +222,27 @@ def test_one_photo_per_face_is_said_not_measured_rather_than_read_0_percent(tmp_
     assert any("take 5 more photos of" in line for line in lines)
 
 
+def test_photos_calibration_would_not_read_are_named_not_passed_over(tmp_path):
+    # a phone's export in bee/Camera/ read "holds no photos (.jpg or .png)"; half of them there, or in
+    # Bee/ beside bee/, left bee short without a word, and the report asked for photos already taken
+    dst = tmp_path / "cal"
+    shutil.copytree(PHOTOS / "calibration", dst)
+    (dst / "bee" / "Camera").mkdir()
+    for f in sorted((dst / "bee").glob("*.jpg"))[:2]:
+        f.rename(dst / "bee" / "Camera" / f.name)
+    with pytest.raises(CalibrationError, match=r"Camera' holds 2 photos that calibration does not read .* move them up "
+                                               r"into bee/"):
+        calibrate(dst)
+    (dst / "bee" / "Camera").rename(dst / "Bee")
+    with pytest.raises(CalibrationError, match="'Bee/' and 'bee/' are both the folder of bee"):
+        calibrate(dst)
+    (dst / "Bee").rename(dst / "bee" / ".thumbnails")  # a hidden folder is no one's photos
+    for f in (dst / "honey").glob("*.jpg"):
+        f.unlink()
+    with pytest.raises(CalibrationError, match=r"holds no photos \(\.bmp, \.jpeg, \.jpg, \.png, \.tif, \.tiff, \.webp\)"):
+        calibrate(dst)
+
+
 def test_every_face_short_of_photos_is_named_the_worst_read_first(tmp_path):
     # a newcomer's first try: two photos of each face
     dst = tmp_path / "cal"

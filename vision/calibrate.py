@@ -33,7 +33,7 @@ from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
 from .features import NUDGE, PATCH, SOFTEN, VIEW_PATCH
 from .model import CLASSES, UNKNOWN, Model, gated, load_model, white
 from .net import edges_read
-from .reader import DiceReader, photo_files, read_image
+from .reader import IMAGE_SUFFIXES, DiceReader, photo_files, read_image
 from .report import quality
 from .sizing import SMALLEST, at_die_size
 
@@ -87,15 +87,27 @@ class CalibrationError(ImageError):
 
 
 def photos(folder: Path) -> list[Path]:
-    if not folder.is_dir():  # "Bee/", as a phone or a Mac may name it, is bee/
-        same = [p for p in folder.parent.iterdir() if p.is_dir() and p.name.lower() == folder.name]
-        if len(same) != 1:
-            raise CalibrationError(f"{str(folder)!r} is missing: calibration needs empty/ and one folder per face "
-                                   f"({', '.join(DICE_FACES)})")
-        folder = same[0]
+    """The photos of one face's folder (or empty/). Photos it cannot take are named, never passed over:
+    a photo left out unsaid left a face short, and the report asked for photos the user had taken."""
+    same = [p for p in folder.parent.iterdir() if p.is_dir() and p.name.lower() == folder.name]
+    if len(same) > 1:  # "Bee/", as a phone or a Mac may name it, is bee/; both at once cannot be
+        raise CalibrationError(f"{' and '.join(repr(p.name + '/') for p in sorted(same))} are both the folder of "
+                               f"{folder.name}: put every photo of {folder.name} into one of them")
+    if not same:
+        raise CalibrationError(f"{str(folder)!r} is missing: calibration needs empty/ and one folder per face "
+                               f"({', '.join(DICE_FACES)})")
+    folder = same[0]
     files = photo_files(folder)
+    subs = [sub for sub in sorted(folder.iterdir()) if sub.is_dir() and not sub.name.startswith(".")]
+    nested = [(sub, n) for sub, n in ((sub, len(photo_files(sub))) for sub in subs) if n]
+    if nested:  # a phone's export (bee/Camera/) or photos sorted further: not read, so said
+        sub, n = nested[0]
+        raise CalibrationError(f"{str(sub)!r} holds {n} photo{'s' if n > 1 else ''} that calibration does not read "
+                               f"(it reads the photos directly in {folder.name}/): move them up into {folder.name}/, "
+                               f"or out of it")
     if not files:
-        raise CalibrationError(f"{str(folder)!r} holds no photos (.jpg or .png)")
+        raise CalibrationError(f"{str(folder)!r} holds no photos "
+                               f"({', '.join(sorted(s for s in IMAGE_SUFFIXES if s not in ('.heic', '.heif')))})")
     return files
 
 
