@@ -210,6 +210,16 @@ def test_a_photo_filed_under_the_wrong_face_is_named_first_with_where_it_belongs
     assert check in lines and lines.index(check) < next(i for i, line in enumerate(lines) if "weakest" in line)
 
 
+def test_one_photo_copied_into_two_faces_folders_is_named_both_times(tmp_path):
+    dst = tmp_path / "cal"
+    shutil.copytree(PHOTOS / "calibration", dst)
+    bee = sorted((dst / "bee").glob("*.jpg"))[0]
+    (dst / "honey" / "zz.jpg").write_bytes(bee.read_bytes())
+    with pytest.raises(CalibrationError, match=rf"is the same photo as .*{bee.name}.*: one photo cannot show bee "
+                                               r"and honey"):
+        calibrate(dst)
+
+
 def test_one_photo_per_face_is_said_not_measured_rather_than_read_0_percent(tmp_path):
     dst = tmp_path / "cal"
     shutil.copytree(PHOTOS / "calibration", dst)

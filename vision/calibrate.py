@@ -187,6 +187,20 @@ def _check_mixed(checker: DiceReader | None, img, det, face: str, f: Path) -> No
                                f"in {face}/ must show {face}")
 
 
+def _check_copies(originals: dict) -> None:
+    """One photo in two folders (copied, not moved) shows two faces at once: named both times. Told
+    apart by the dice alone, either copy could be blamed, the right one half the time."""
+    seen: dict[str, tuple[str, Path]] = {}
+    for face, items in originals.items():
+        for f, _ in items:
+            key = hashlib.sha1(f.read_bytes()).hexdigest()
+            if key in seen and seen[key][0] != face:
+                first_face, first = seen[key]
+                raise CalibrationError(f"{str(f)!r} is the same photo as {str(first)!r}: one photo cannot show "
+                                       f"{first_face} and {face}; keep it only in the folder of the face it shows")
+            seen.setdefault(key, (face, f))
+
+
 def _check_left_out(d: np.ndarray, truth: np.ndarray, files: list[Path]) -> list[str]:
     """A die the other photos put far nearer another face than its folder's is in the wrong folder (an
     error); one merely nearer is worth a look (returned, for the report)."""
@@ -218,6 +232,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
                                f"({', '.join(DICE_FACES)})")
     base = base or load_model()
     originals = {face: [(f, read_image(f)) for f in photos(folder / face)] for face in ("empty",) + DICE_FACES}
+    _check_copies(originals)
     sized = at_die_size(originals)
     if sized.blank:
         face, f = sized.blank
