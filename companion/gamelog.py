@@ -23,7 +23,7 @@ from .commands import NewGame, parse_command
 from .engine import Engine
 from .errors import CompanionError, GameLogError, IllegalCommand, StoreError, UnknownGame
 from .events import Event
-from .logfile import SCHEMA_VERSION, open_file
+from .logfile import SCHEMA_VERSION, keep_damaged_wal, open_file
 from .replay import replay_lines
 
 __all__ = ["Applied", "GameLog", "Record", "SCHEMA_VERSION"]
@@ -71,6 +71,8 @@ class GameLog:
         self._lock = threading.RLock()
         self._engines: dict[int, Engine] = {}  # games under way, and every game changed since opening
         self._finished: OrderedDict[int, Engine] = OrderedDict()  # finished games asked for lately
+        # a write-ahead log SQLite would take for empty, copied first (logfile.keep_damaged_wal)
+        self.kept_aside = None if readonly else self._keep_damaged_wal()
         self._db, self._version = open_file(self.path, readonly=readonly)
         try:
             if not readonly:
@@ -80,6 +82,13 @@ class GameLog:
             raise
 
     # --- opening -----------------------------------------------------------------
+
+    def _keep_damaged_wal(self) -> Path | None:
+        try:
+            return keep_damaged_wal(self.path, self._clock())
+        except OSError as exc:  # the copy is all that is left of those moves: not opened without it
+            raise GameLogError(f"the write-ahead log beside {self.path} is damaged and no copy of it could be "
+                               f"kept ({exc.strerror or exc}); it was left as it was") from None
 
     def _damaged(self, exc: sqlite3.DatabaseError) -> GameLogError:
         return GameLogError(f"the game log {self.path} is damaged: {exc}")

@@ -10,8 +10,11 @@ connection, and only a writer that passed them switches the file to WAL.
 from __future__ import annotations
 
 import os
-import sqlite3
 import secrets
+import shutil
+import sqlite3
+import struct
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -55,6 +58,42 @@ def _wal_holds_data(path: Path) -> bool:
         return Path(f"{path}-wal").stat().st_size > 0
     except OSError:
         return False
+
+
+WAL_MAGIC = (0x377F0682, 0x377F0683)  # SQLite's write-ahead log: checksums little- or big-endian
+WAL_HEADER = 32
+
+
+def _wal_checksum(data: bytes, big_endian: bool) -> tuple[int, int]:
+    """SQLite's WAL checksum of data (a multiple of 8 bytes), as its file format gives it."""
+    s0 = s1 = 0
+    words = struct.unpack(f"{'>' if big_endian else '<'}{len(data) // 4}I", data)
+    for x0, x1 in zip(words[0::2], words[1::2]):
+        s0 = (s0 + x0 + s1) & 0xFFFFFFFF
+        s1 = (s1 + x1 + s0) & 0xFFFFFFFF
+    return s0, s1
+
+
+def keep_damaged_wal(path: Path, now: float) -> Path | None:
+    """A copy of the write-ahead log beside the game log when its header does not check out, made
+    before SQLite opens the log (the copy's path; None when it is whole or absent). SQLite takes such
+    a file for empty: the moves in it vanished without a word, and the next clean stop deleted it."""
+    wal = Path(f"{path}-wal")
+    try:
+        with open(wal, "rb") as fh:
+            header = fh.read(WAL_HEADER)
+    except OSError:
+        return None
+    if len(header) < WAL_HEADER:
+        return None  # shorter than a header, SQLite's own "nothing in it"
+    magic, version = struct.unpack(">2I", header[:8])
+    whole = magic in WAL_MAGIC and version == 3007000 and \
+        _wal_checksum(header[:24], bool(magic & 1)) == struct.unpack(">2I", header[24:32])
+    if whole:
+        return None
+    copy = wal.with_name(f"{wal.name}.damaged-{time.strftime('%Y%m%d-%H%M%S', time.localtime(now))}")
+    shutil.copy2(wal, copy)
+    return copy
 
 
 def _check_bytes(path: Path) -> None:

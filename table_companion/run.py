@@ -120,7 +120,8 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
         view = CameraView(watcher.latest, lambda: watcher.settler.reader, lambda: watcher.camera_ok)
         panel = parts["panel"] = Panel(table, pin_map, pin_factory_for(True if demo else None),
                                        on_roll=on_roll).start()
-        status = {"demo": demo, "restarted": restarted, "started": clock()}
+        status = {"demo": demo, "restarted": restarted, "started": clock(),
+                  "log_damaged": log.kept_aside.name if log.kept_aside is not None else None}
         parts["app"] = create_app({
             "TABLE": table, "PIN": pin, "ALLOWED_HOSTS": settings.host_names(),
             "CAMERA_VIEW": view, "TEACHER": teacher,
@@ -132,6 +133,9 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
         })
         watcher.start()
         parts["corrections"] = CorrectionWatcher(table, watcher, store).start()
+        if log.kept_aside is not None:  # the moves it held cannot be read: said, with where they are kept
+            print(f"warning: the game log's write-ahead file was damaged; the moves since the last checkpoint "
+                  f"could not be read, and a copy is kept at {log.kept_aside}", file=sys.stderr)
         if restarted:
             table.notify(NoticeKind.RESTART, **worded(N_("The companion restarted; game {game} continues where "
                                                           "it stood (move {move})."),

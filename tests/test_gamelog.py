@@ -1,5 +1,7 @@
 import json
+import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -155,3 +157,31 @@ def test_times_come_from_the_injected_clock(db):
         gid = log.apply(None, NEW, "cli").game_id
         log.apply(gid, FIRST_ROLL, "cli")
         assert [r.time for r in log.records(gid)] == [100.0, 101.5]
+
+
+def _cut_power(db, to):
+    """The log's files as a power cut leaves them, copied to `to` while the log is still open: the
+    moves since the last checkpoint are only in the write-ahead file."""
+    for suffix in ("", "-wal"):
+        shutil.copyfile(f"{db}{suffix}", f"{to}{suffix}")
+
+
+def test_a_damaged_write_ahead_file_is_copied_before_sqlite_takes_it_for_empty(db, tmp_path):
+    # SQLite read such a file as empty: the game vanished without a word, and a clean stop deleted it
+    cut = tmp_path / "cut.sqlite"
+    with GameLog(db) as log:
+        gid = log.apply(None, NEW, "cli").game_id
+        log.apply(gid, FIRST_ROLL, "cli")
+        _cut_power(db, cut)
+    with GameLog(cut) as log:  # whole: the moves come back, nothing is copied
+        assert log.kept_aside is None and log.engine(gid).state()["rolls"] == 1
+    with GameLog(db) as log:
+        log.apply(gid, {"cmd": "stop"}, "cli")
+        _cut_power(db, cut)
+    wal = Path(f"{cut}-wal")
+    damaged = bytearray(wal.read_bytes())
+    damaged[16:24] = b"XXXXXXXX"  # the header's salts: its checksum no longer holds
+    wal.write_bytes(bytes(damaged))
+    with GameLog(cut, clock=lambda: 0.0) as log:
+        assert log.kept_aside is not None and log.kept_aside.read_bytes() == bytes(damaged)
+        assert log.kept_aside.name.startswith("cut.sqlite-wal.damaged-")

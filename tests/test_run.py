@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -102,6 +103,29 @@ def test_a_restart_continues_the_game_and_says_so(tmp_path):
         assert info["status"]["restarted"] is True and info["status"]["demo"] is True
     finally:
         second.stop()
+
+
+def test_a_write_ahead_file_damaged_by_the_power_cut_is_kept_and_every_phone_told(tmp_path):
+    # SQLite took it for empty: "no game yet", not a word, and the next clean stop deleted the moves
+    home = tmp_path / "home"
+    first = CompanionProcess(home).start()
+    try:
+        first.command({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]})
+        first.command({"cmd": "kill", "player": "Ann"})
+    finally:
+        first.kill()
+    wal = Path(f"{first.db}-wal")
+    damaged = bytearray(wal.read_bytes())
+    damaged[16:24] = b"XXXXXXXX"
+    wal.write_bytes(bytes(damaged))
+    second = CompanionProcess(home, port=first.port).start()
+    try:
+        status, info = second.request("GET", "/api/info")
+        kept = first.db.parent / info["status"]["log_damaged"]
+        assert kept.name.startswith("games.sqlite-wal.damaged-") and kept.read_bytes() == bytes(damaged)
+    finally:
+        second.stop()
+    assert kept.read_bytes() == bytes(damaged)  # still there after a clean stop
 
 
 def test_a_second_start_on_the_same_game_log_is_refused_while_reading_goes_on(companion, tmp_path):

@@ -398,6 +398,24 @@ def test_a_companion_clock_hours_off_the_phone_keeps_the_chart_and_the_lines_in_
         log.close()
 
 
+def test_a_game_log_whose_last_moves_were_lost_says_so_to_every_phone_that_opens(browser, site):
+    # its write-ahead file damaged, SQLite read the log without those moves; `run` keeps a copy
+    from playwright.sync_api import expect
+
+    page = phone(browser, 360)
+    status = {"log_damaged": "games.sqlite-wal.damaged-20261204-031500"}
+    srv = ServerThread(create_app({"TABLE": site.table, "PIN": PIN, "HEARTBEAT_S": 1.0, "STATUS": lambda: status})).start()
+    try:
+        open_live(page, srv.url + "/")
+        expect(page.locator("#alert-restart")).to_have_text(
+            "The game log's last moves could not be read (its write-ahead file was damaged); a copy is kept as "
+            "games.sqlite-wal.damaged-20261204-031500.")
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()
+        srv.stop()
+
+
 def test_a_page_open_across_a_restart_says_so(browser, tmp_path):
     from playwright.sync_api import expect
 

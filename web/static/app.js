@@ -138,6 +138,10 @@
       showAlert("alert-restart", TC.t("The companion restarted at {time}; the game continues where it stood.", { time: at }));
     }
     if (status.camera === "lost") showAlert("alert-camera", TC.t("Camera offline: enter rolls on the page or the panel."));
+    if (status.log_damaged) { // said to every phone that opens: the game the table played may be missing
+      showAlert("alert-restart", TC.t("The game log's last moves could not be read (its write-ahead file was damaged); a copy is kept as {name}.",
+        { name: status.log_damaged }));
+    }
   }
 
   /* While the stream is live it brings every state, our own commands' included. */
