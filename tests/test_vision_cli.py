@@ -34,6 +34,15 @@ def test_read_json_keeps_going_past_a_corrupt_image(tmp_path, capsys):
     assert (ann / "roll.png").is_file()
 
 
+def test_a_folder_or_a_picture_too_small_is_named_as_such(tmp_path, capsys):
+    # they read "cannot read the file (Is a directory)" and "got shape (1, 1, 3)"
+    cv2.imwrite(str(tmp_path / "dot.png"), np.zeros((1, 1, 3), np.uint8))
+    assert run(["vision", "read", str(tmp_path / "dot.png"), str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "1x1 pixels, too small a picture to show dice (at least 32x32)" in out
+    assert f"is a folder: give the photos in it ({str(tmp_path / '*.jpg')!r})" in out
+
+
 def test_read_prints_a_line_per_image(tmp_path, capsys):
     good = tmp_path / "one.png"
     cv2.imwrite(str(good), render.render_scene(np.random.default_rng(32), faces=["zzz"]).image)
@@ -187,7 +196,7 @@ def test_watch_names_a_replayed_photo_the_reader_cannot_take(tmp_path, capsys):
     cv2.imwrite(str(tmp_path / "b-tiny.png"), np.zeros((1, 1, 3), np.uint8))
     assert run(["vision", "watch", "--source", str(tmp_path)]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("companion vision: replay stopped at ")
+    assert err.count("\n") == 1 and err.startswith("companion vision: replay stopped")
     assert f"{str(tmp_path / 'b-tiny.png')!r}" in err and "at least 32x32" in err
 
 

@@ -98,6 +98,8 @@ def photo_files(folder: Path) -> list[Path]:
 def read_image(path) -> np.ndarray:
     """Load a photo from disk; ImageError names the file when it is missing or not an image."""
     p = Path(path)
+    if p.is_dir():  # it read "cannot read the file (Is a directory)"
+        raise ImageError(f"{str(path)!r} is a folder: give the photos in it ({str(p / '*.jpg')!r})")
     try:
         data = np.fromfile(p, np.uint8)
     except OSError as exc:
@@ -112,6 +114,9 @@ def read_image(path) -> np.ndarray:
                          f"(on an iPhone: Settings, Camera, Formats, Most Compatible) or convert it to JPEG")
     if img is None:
         raise ImageError(f"{str(path)!r}: not a readable image (corrupt, empty or an unknown format)")
+    if min(img.shape[:2]) < 32:  # said of the file, not as check_frame's "got shape (1, 1, 3)"
+        raise ImageError(f"{str(path)!r}: {img.shape[1]}x{img.shape[0]} pixels, too small a picture to show dice "
+                         f"(at least 32x32)")
     return img
 
 
