@@ -95,6 +95,8 @@ def test_wrong_version_is_refused_with_the_file_named(tmp_path):
     with pytest.raises(vm.ModelError, match="old.npz.*version") as info:
         vm.load_model(path)
     assert isinstance(info.value, ConfigError)
+    # made by a newer companion: updating this one is the cure (it said "run python -m vision.train")
+    assert "made by a newer companion" in str(info.value) and "update the companion" in str(info.value)
 
 
 @pytest.mark.parametrize("field, value", [("format_version", "abc"), ("side", "x"), ("dark", np.array([])),

@@ -248,6 +248,9 @@ def _model(path: Path, data: dict) -> Model:
     if "format_version" not in data:
         raise ModelError(f"model file {str(path)!r} has no format_version: not a dice model")
     version = int(data["format_version"])
+    if version > FORMAT_VERSION:  # made by a newer companion: recalibrating here is not the cure
+        raise ModelError(f"model file {str(path)!r} is format version {version}, made by a newer companion; this "
+                         f"one reads version {FORMAT_VERSION}: update the companion, or calibrate again with this one")
     if version != FORMAT_VERSION:
         raise ModelError(f"model file {str(path)!r} is format version {version}; this reader needs "
                          f"version {FORMAT_VERSION}: recalibrate or run python -m vision.train")
