@@ -85,7 +85,7 @@ class GameLog:
 
     def _keep_damaged_wal(self) -> Path | None:
         try:
-            return keep_damaged_wal(self.path, self._clock())
+            return keep_damaged_wal(self.path, self._clock)
         except OSError as exc:  # the copy is all that is left of those moves: not opened without it
             raise GameLogError(f"the write-ahead log beside {self.path} is damaged and no copy of it could be "
                                f"kept ({exc.strerror or exc}); it was left as it was") from None

@@ -17,6 +17,7 @@ import struct
 import time
 import urllib.parse
 from pathlib import Path
+from typing import Callable
 
 from .errors import GameLogError
 from .paths import data_dir
@@ -74,7 +75,7 @@ def _wal_checksum(data: bytes, big_endian: bool) -> tuple[int, int]:
     return s0, s1
 
 
-def keep_damaged_wal(path: Path, now: float) -> Path | None:
+def keep_damaged_wal(path: Path, clock: Callable[[], float]) -> Path | None:
     """A copy of the write-ahead log beside the game log when its header does not check out, made
     before SQLite opens the log (the copy's path; None when it is whole or absent). SQLite takes such
     a file for empty: the moves in it vanished without a word, and the next clean stop deleted it."""
@@ -91,7 +92,7 @@ def keep_damaged_wal(path: Path, now: float) -> Path | None:
         _wal_checksum(header[:24], bool(magic & 1)) == struct.unpack(">2I", header[24:32])
     if whole:
         return None
-    copy = wal.with_name(f"{wal.name}.damaged-{time.strftime('%Y%m%d-%H%M%S', time.localtime(now))}")
+    copy = wal.with_name(f"{wal.name}.damaged-{time.strftime('%Y%m%d-%H%M%S', time.localtime(clock()))}")
     shutil.copy2(wal, copy)
     return copy
 

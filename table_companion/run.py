@@ -121,7 +121,8 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
         panel = parts["panel"] = Panel(table, pin_map, pin_factory_for(True if demo else None),
                                        on_roll=on_roll).start()
         status = {"demo": demo, "restarted": restarted, "started": clock(),
-                  "log_damaged": log.kept_aside.name if log.kept_aside is not None else None}
+                  "log_damaged": log.kept_aside.name if log.kept_aside is not None else None,
+                  **({"game": state["game_id"], "move": state["seq"]} if restarted else {})}  # named on every page
         parts["app"] = create_app({
             "TABLE": table, "PIN": pin, "ALLOWED_HOSTS": settings.host_names(),
             "CAMERA_VIEW": view, "TEACHER": teacher,

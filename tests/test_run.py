@@ -101,6 +101,8 @@ def test_a_restart_continues_the_game_and_says_so(tmp_path):
         assert second.state() == before
         status, info = second.request("GET", "/api/info")
         assert info["status"]["restarted"] is True and info["status"]["demo"] is True
+        # named on every page that opens: which game continues, and where (the banner said "the game")
+        assert (info["status"]["game"], info["status"]["move"]) == (before["game_id"], before["seq"])
     finally:
         second.stop()
 

@@ -135,11 +135,14 @@
   function showStatus(status) {
     if (status.restarted) {
       const at = TC.clockTime(status.started);
-      showAlert("alert-restart", TC.t("The companion restarted at {time}; the game continues where it stood.", { time: at }));
+      showAlert("alert-restart", status.game === undefined
+        ? TC.t("The companion restarted at {time}; the game continues where it stood.", { time: at })
+        : TC.t("The companion restarted at {time}; game {game} continues where it stood (move {move}).",
+          { time: at, game: status.game, move: status.move }));
     }
     if (status.camera === "lost") showAlert("alert-camera", TC.t("Camera offline: enter rolls on the page or the panel."));
-    if (status.log_damaged) { // said to every phone that opens: the game the table played may be missing
-      showAlert("alert-restart", TC.t("The game log's last moves could not be read (its write-ahead file was damaged); a copy is kept as {name}.",
+    if (status.log_damaged) { // said to every phone that opens, and kept on top: games may be missing
+      showAlert("alert-log", TC.t("Moves the game log kept in its write-ahead file could not be read (the file was damaged): games since the companion last stopped cleanly may be missing. A copy is kept as {name}.",
         { name: status.log_damaged }));
     }
   }
@@ -210,7 +213,7 @@
       if (started !== null && info.started !== started) {
         const at = TC.clockTime(info.started);
         showAlert("alert-restart", TC.t("The companion restarted at {time}; this page has caught up with the game.", { time: at }));
-        TC.addEvent(TC.t("The companion restarted at {time}.", { time: at }), "notice");
+        TC.addEvent(TC.t("The companion restarted at {time}.", { time: at }), "notice", false, info.started);
         TC.info = info;
         TC.renderPanel(info);
       }
