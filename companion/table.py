@@ -22,7 +22,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from .commands import Command, NewGame, parse_command, quote
-from .errors import CompanionError, IllegalCommand, MovedOn
+from .errors import CompanionError, GameLogError, IllegalCommand, MovedOn
 from .gamelog import GameLog
 from .replay import replay_commands, standing
 from .notices import NoticeKind, check_status
@@ -277,10 +277,13 @@ class Table:
             engine = self.log.engine(game_id)
             if engine.is_over():
                 raise IllegalCommand(f"game {game_id} is finished; only an unfinished game can be resumed")
-            self.log.mark_resumed(game_id)  # a power cut now comes back to this game, not the newest
         except CompanionError as exc:
             future.set_exception(exc)
             return
+        try:
+            self.log.mark_resumed(game_id)  # a power cut now comes back to this game, not the newest
+        except GameLogError as exc:  # a full card: the game is resumed all the same, only not noted
+            logger.error("%s", exc)
         self.game_id = game_id
         state = self._public_state()
         players = ", ".join(p["name"] for p in state["players"])

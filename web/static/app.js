@@ -18,9 +18,9 @@
   }
 
   /* Show a state: from the stream (which starts with the current state and then carries each new
-     one once, in order), or the answer to our own command while the stream is down. */
-  /* at: when the companion stored the move (its clock, seconds), from the stream; the phone's own clock
-     may be hours off a Pi's that no network has set, and the chart and the lines follow the companion's. */
+     one once, in order), or the answer to our own command while the stream is down. at: when the
+     companion stored the move (its clock, seconds), from the stream; the phone's own clock may be
+     hours off a Pi's that no network has set, and the chart and the lines follow the companion's. */
   TC.applyState = function (state, at) {
     const changed = key(state) !== key(current);
     // Another game on the table (a new one, a resumed one): "What happened" starts afresh with it
