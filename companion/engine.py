@@ -110,7 +110,8 @@ class Engine:
                 "start another game (a new log, or new_game on the live table) instead"
             )
         if self.game.is_over():
-            raise IllegalCommand(f"{quote(cmd.to_dict())}: the game is over: {over_words(self.game)}; only undo is accepted")
+            raise IllegalCommand(f"{quote(cmd.to_dict())}: the game is over: {over_words(self.game)}; "
+                                 "only undo is accepted")
         work = snapshot(self.game)
         events = work.apply(cmd)
         self._before.append(self.game)

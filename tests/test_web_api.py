@@ -126,10 +126,12 @@ def test_a_command_sent_with_if_match_is_applied_only_to_the_state_it_names(clie
     undo = post(client, {"cmd": "undo"}, headers={**AUTH, "If-Match": seen})  # sent for the state before the kill
     assert undo.status_code == 412 and "moved on" in undo.get_json()["error"]
     assert "game 1 is at move 2" in undo.get_json()["error"]
-    again = post(client, {"cmd": "new_game", "game": "zoo", "players": ["Xu", "Yo"]}, headers={**AUTH, "If-Match": '"none"'})
+    again = post(client, {"cmd": "new_game", "game": "zoo", "players": ["Xu", "Yo"]},
+                 headers={**AUTH, "If-Match": '"none"'})
     assert again.status_code == 412
     state = client.get("/api/state")
-    assert state.get_json()["seq"] == 2 and state.get_json()["players"][0]["kills"] == 1 and state.headers["ETag"] == '"g1-2"'
+    assert state.get_json()["seq"] == 2 and state.get_json()["players"][0]["kills"] == 1
+    assert state.headers["ETag"] == '"g1-2"'
     ok = post(client, {"cmd": "undo"}, headers={**AUTH, "If-Match": state.headers["ETag"]})
     assert ok.status_code == 200 and ok.headers["ETag"] == '"g1-3"'
     bad = post(client, {"cmd": "undo"}, headers={**AUTH, "If-Match": "seq 3"})

@@ -404,7 +404,8 @@ def test_a_game_log_whose_last_moves_were_lost_says_so_to_every_phone_that_opens
 
     page = phone(browser, 360)
     status = {"log_damaged": "games.sqlite-wal.damaged-20261204-031500"}
-    srv = ServerThread(create_app({"TABLE": site.table, "PIN": PIN, "HEARTBEAT_S": 1.0, "STATUS": lambda: status})).start()
+    app = create_app({"TABLE": site.table, "PIN": PIN, "HEARTBEAT_S": 1.0, "STATUS": lambda: status})
+    srv = ServerThread(app).start()
     try:
         open_live(page, srv.url + "/")
         alert = page.locator("#alert-log")

@@ -67,7 +67,7 @@ OWN_WEIGHT = 0.65
 # of held-out art).
 NET_TRUST = 0.5
 SURE_AT = 0.9  # a confidence at which a face is "sure" (the issue's): among such left-out dice ...
-SURE_WRONG = 0.01  # ... at most this share may be wrong, or fit_confidence softens the scale
+SURE_WRONG = 0.01  # ... at most this share may be wrong, or sure_means_sure softens the scale
 SOFTER, SOFTER_STEPS = 1.1, 30  # each softening step, and the most taken (17 times softer)
 RADIUS_MARGIN = 1.3  # unknown beyond this many times the distance that holds 90% of left-out dice
 NET_GATE = 1.2  # with the ZomBee network kept, the default's radius (times this) is the least radius
@@ -172,8 +172,8 @@ def sure_means_sure(model: Model, d: np.ndarray, truth: np.ndarray) -> float:
     mixed set of other real dice 2 of 31 sure dice were wrong, fives and sixes read as a 4 at 0.93.
     Made softer, that set read fives and sixes unknown 33 of 38 times instead of 23, none sure and
     wrong, at a cost of two dice of 504 under combined camera changes and of 628 on rendered pip dice
-    (docs/dice-reader.md, "Sure means sure"). Applied once views or maps are chosen:
-    softer, a views model reads fewer dice past the threshold, which chose maps for navy dice."""
+    (docs/dice-reader.md, "Sure means sure"). It is applied once views or maps are chosen: applied
+    before, a softer views model read fewer left-out dice past the threshold, and navy dice got maps."""
     probe = replace(model)
     hidden, truths = without_own(d, truth), np.concatenate([truth, np.full(len(truth), UNKNOWN)])
     for _ in range(SOFTER_STEPS):
@@ -241,7 +241,10 @@ def _check_left_out(d: np.ndarray, truth: np.ndarray, files: list[Path]) -> list
             raise CalibrationError(f"{str(files[i])!r}: mixed faces? a die there looks like {CLASSES[k]}, not like "
                                    f"the other photos of {face}; every die in {face}/ must show {face}")
         if np.isfinite(own) and others[k] < DOUBT_RATIO * own:
-            doubts.append(f"{face}/{files[i].name} looks like {CLASSES[k]}")
+            # said before the weakest face's advice (report.report_lines): more photos would not mend it
+            like = CLASSES[k]
+            doubts.append(f"check {face}/{files[i].name}: its die looks like {like}, not like the other photos of "
+                          f"{face}; if it shows {like}, move it to {like}/ and calibrate again")
     return doubts
 
 

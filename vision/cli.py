@@ -30,7 +30,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     cal.add_argument("--compare", choices=("auto", "views", "map"), default="auto",
                      help="how dice are compared: edge views, symbol maps, or whichever reads the photos best")
     cal.add_argument("--force", action="store_true",
-                     help="replace --out even when the model already there reads these photos better, or when it is not a model")
+                     help="replace --out even when the model already there reads these photos better, "
+                          "or when it is not a model")
     cal.set_defaults(func=cmd_calibrate)
 
     rd = sub.add_parser("read", help="read the dice in one or more photos")
@@ -107,7 +108,7 @@ def _model_file(path: Path) -> bool:
     try:
         with np.load(path, allow_pickle=False) as data:
             return "format_version" in data.files
-    except (OSError, ValueError, EOFError, TypeError, AttributeError):  # not an archive: a photo, a text, a folder
+    except (OSError, ValueError, EOFError, TypeError, AttributeError):  # a photo, a text, a folder, a .npy
         return False
 
 

@@ -60,12 +60,7 @@ def report_lines(report: dict) -> list[str]:
     lines = [f"cross-validated: {100 * report['accuracy']:.1f}% of calibration dice read right; {faces}" if measured
              else f"cross-validated: not measured where a face has one photo (a photo is read by the others "
                   f"of its face, left out in turn); {faces}"]
-    for doubt in report.get("doubts") or ():
-        # a photo in the wrong folder first: more photos of the weakest face would not mend it
-        where, _, like = doubt.partition(" looks like ")
-        face = where.split("/")[0]
-        lines.append(f"check {where}: its die looks like {like}, not like the other photos of {face}; if it shows "
-                     f"{like}, move it to {like}/ and calibrate again")
+    lines += report.get("doubts") or []  # a photo in the wrong folder first: more photos would not mend it
     lines.append(f"weakest face: {report['weakest']}; {report['advice']}")
     if report.get("network"):
         lines.append("the ZomBee network was refitted to these dice and names the faces together with them")
