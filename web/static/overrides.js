@@ -125,8 +125,9 @@
     const players = $("ng-players").value.split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
     const cmd = { cmd: "new_game", game, players };
     if (game === "zombee") cmd.variant = $("ng-variant").value;
-    const seen = (TC.current && TC.current()) || null; // the game the form was filled in beside
-    TC.guardNewGame(() => TC.send(cmd, seen).then((state) => {
+    // sent for the game on screen when it is confirmed: another phone's new game meanwhile refuses it
+    // (two phones made two games), a move in the old game while the question stood does not
+    TC.guardNewGame(() => TC.send(cmd, (TC.current && TC.current()) || null).then((state) => {
       if (state) $("setup").open = false;
       TC.loadUnfinished();
     }));
