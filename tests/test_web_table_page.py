@@ -354,6 +354,15 @@ def test_an_undo_confirmed_after_another_move_takes_back_nothing(browser, site):
     page.get_by_role("button", name="Undo last move").click()
     expect(page.locator(".ask")).to_contain_text("Take back the last move? Ann killed 1 Zombie")
 
+    # a move from elsewhere while the question stands puts it away, and says so (it vanished without a word)
+    state = table.submit({"cmd": "kill", "player": "Ann"}, "panel")
+    shown(page, state)
+    expect(page.locator(".ask")).to_have_count(0)
+    expect(page.locator("#ov-msg")).to_have_text("The game changed while you were asked, so nothing was taken back. "
+                                                 "Ask again if you still want to.")
+    page.get_by_role("button", name="Undo last move").click()
+    expect(page.locator(".ask")).to_contain_text("Take back the last move? Ann killed 1 Zombie (2 in all)")
+
     def another_phone_first(route):  # the other phone's move lands while this undo is on its way
         table.submit({"cmd": "kill", "player": "Ben"}, "web")
         route.continue_()
@@ -362,7 +371,7 @@ def test_an_undo_confirmed_after_another_move_takes_back_nothing(browser, site):
     page.get_by_role("button", name="Yes, undo").click()
     expect(page.locator("#ov-msg")).to_contain_text("Not done: the game changed meanwhile")
     assert table.state()["seq"] == state["seq"] + 1  # Ben's kill stands, and Ann's
-    assert [p["kills"] for p in table.state()["players"]] == [1, 1]
+    assert [p["kills"] for p in table.state()["players"]] == [2, 1]
     assert not page.errors, page.errors
     page.context.close()
 

@@ -44,7 +44,13 @@
     if (TC.panelGame) TC.panelGame(current && current.game);
     if (changed) {
       showAlert("alert-dice", "");
+      // a question still open in the controls (Undo) names a move that is no longer the last: it goes
+      // with the controls, and is said to have gone (it vanished without a word)
+      const asked = document.querySelector("#zb-controls .ask, #zoo-controls .ask");
       TC.renderControls(current);
+      if (asked && !asked.isConnected) {
+        TC.overrideMessage(TC.t("The game changed while you were asked, so nothing was taken back. Ask again if you still want to."), "error");
+      }
       TC.chartPush(current, at);
     }
     $("footer").textContent = current
