@@ -97,6 +97,14 @@ class Subscription:
 _END = object()  # put in a subscription's queue when it ends
 
 
+def moved_on(seen: tuple[int | None, int | None], where: tuple[int | None, int | None]) -> MovedOn:
+    """The refusal of a command sent for (game_id, seq) `seen` when the table is at `where`."""
+    now = "no game is under way" if where[0] is None else f"game {where[0]} is at move {where[1]}"
+    was = "no game" if seen[0] is None else f"game {seen[0]} at move {seen[1]}"
+    return MovedOn(f"the game moved on since this was sent (it was sent for {was}; {now}): nothing was "
+                   "changed; look at the game again and send it again if it is still wanted")
+
+
 class Table:
     def __init__(self, log: GameLog, *, game_id: int | None = None):
         self.log = log
@@ -249,9 +257,11 @@ class Table:
                 continue
             _, command, source, future, seen = item
             try:
-                if seen is not None and seen != self._where():
-                    future.set_exception(self._moved_on(seen))
-                    continue
+                if seen is not None:  # the sender said what it saw: only for that state
+                    where = self._where()
+                    if seen != where:
+                        future.set_exception(moved_on(seen, where))
+                        continue
                 self._apply(command, source, future)
             except Exception:  # a bug must not kill the only writer
                 shown = command.to_dict() if isinstance(command, Command) else command
@@ -264,13 +274,6 @@ class Table:
     def _where(self) -> tuple[int | None, int | None]:
         """(game_id, seq) of the table now."""
         return (self.game_id, None if self.game_id is None else self.log.engine(self.game_id).seq)
-
-    def _moved_on(self, seen: tuple[int | None, int | None]) -> MovedOn:
-        game_id, seq = self._where()
-        now = "no game is under way" if game_id is None else f"game {game_id} is at move {seq}"
-        was = "no game" if seen[0] is None else f"game {seen[0]} at move {seen[1]}"
-        return MovedOn(f"the game moved on since this was sent (it was sent for {was}; {now}): nothing was "
-                       "changed; look at the game again and send it again if it is still wanted")
 
     def _resume(self, game_id: int, source: str, future: Future) -> None:
         try:

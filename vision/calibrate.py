@@ -211,7 +211,12 @@ def _check_mixed(checker: DiceReader | None, img, det, face: str, f: Path) -> No
                                f"in {face}/ must show {face}")
 
 
-def _check_copies(originals: dict) -> None:
+def _photo_ids(originals: dict) -> dict[Path, str]:
+    """Each photo's fingerprint (the SHA-1 of its bytes): for _check_copies, and kept in the report."""
+    return {f: hashlib.sha1(f.read_bytes()).hexdigest() for items in originals.values() for f, _ in items}
+
+
+def _check_copies(originals: dict, ids: dict[Path, str]) -> None:
     """One photo in two folders (copied, not moved) shows two faces at once: named both times. Told
     apart by the dice alone, either copy could be blamed, the right one half the time."""
     seen: dict[str, tuple[str, Path]] = {}
@@ -219,7 +224,7 @@ def _check_copies(originals: dict) -> None:
         if face == "empty":
             continue  # an empty tray's photo among a face's is named as showing no die, more to the point
         for f, _ in items:
-            key = hashlib.sha1(f.read_bytes()).hexdigest()
+            key = ids[f]
             if key in seen and seen[key][0] != face:
                 first_face, first = seen[key]
                 raise CalibrationError(f"{str(f)!r} is the same photo as {str(first)!r}: one photo cannot show "
@@ -261,7 +266,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
                                f"({', '.join(DICE_FACES)})")
     base = base or load_model()
     originals = {face: [(f, read_image(f)) for f in photos(folder / face)] for face in ("empty",) + DICE_FACES}
-    _check_copies(originals)
+    ids = _photo_ids(originals)
+    _check_copies(originals, ids)
     sized = at_die_size(originals)
     if sized.blank:
         face, f = sized.blank
@@ -359,8 +365,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     model.report["doubts"] = doubts  # photos worth a second look: in the right folder? a glare?
     if sized.shrink > 1:
         model.report["enlarged"] = round(sized.shrink, 2)  # dice too small to read as the camera shows them
-    model.report["photo_ids"] = sorted(hashlib.sha1(f.read_bytes()).hexdigest()[:12]
-                                       for items in shots.values() for f, _ in items)
+    model.report["photo_ids"] = sorted(ids[f][:12] for items in shots.values() for f, _ in items)
     return model
 
 

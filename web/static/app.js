@@ -141,10 +141,8 @@
   function showStatus(status) {
     if (status.restarted) {
       const at = TC.clockTime(status.started);
-      showAlert("alert-restart", status.game === undefined
-        ? TC.t("The companion restarted at {time}; the game continues where it stood.", { time: at })
-        : TC.t("The companion restarted at {time}; game {game} continues where it stood (move {move}).",
-          { time: at, game: status.game, move: status.move }));
+      showAlert("alert-restart", TC.t("The companion restarted at {time}; game {game} continues where it stood (move {move}).",
+        { time: at, game: status.game, move: status.move })); // `run` names them whenever it restarted
     }
     if (status.camera === "lost") showAlert("alert-camera", TC.t("Camera offline: enter rolls on the page or the panel."));
     if (status.log_damaged) { // said to every phone that opens, and kept on top: games may be missing
