@@ -385,13 +385,11 @@ def test_a_companion_clock_hours_off_the_phone_keeps_the_chart_and_the_lines_in_
 
     ticks = iter(range(100000))
     pi_time = clock_module.time() // 60 * 60 - 3 * 3600 + 5  # three hours behind, early in a minute
-    log = GameLog(tmp_path / "games.sqlite", clock=lambda: pi_time + next(ticks) / 100)
-    table = Table(log).start()
-    table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "cli")
-    state = table.submit({"cmd": "kill", "player": "Ann"}, "cli")
     page = phone(browser, 390)
-    srv = ServerThread(create_app({"TABLE": table, "PIN": PIN, "HEARTBEAT_S": 1.0})).start()
-    try:
+    with GameLog(tmp_path / "games.sqlite", clock=lambda: pi_time + next(ticks) / 100) as log, Table(log) as table, \
+            ServerThread(create_app({"TABLE": table, "PIN": PIN, "HEARTBEAT_S": 1.0})) as srv:
+        table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "cli")
+        state = table.submit({"cmd": "kill", "player": "Ann"}, "cli")
         open_live(page, srv.url + "/")
         shown(page, state)
         expect(page.locator("#events .history").first).to_contain_text("Ann killed")
@@ -400,23 +398,21 @@ def test_a_companion_clock_hours_off_the_phone_keeps_the_chart_and_the_lines_in_
         times = page.locator("#events .event .when").all_inner_texts()
         assert len(set(times)) == 1, times  # the live line and those before it: the same minute of the Pi's clock
         assert not page.errors, page.errors
-    finally:
-        page.context.close()
-        srv.stop()
-        table.stop()
-        log.close()
+    page.context.close()
 
 
-def test_a_game_log_whose_last_moves_were_lost_says_so_to_every_phone_that_opens(browser, site):
-    # its write-ahead file damaged, SQLite read the log without those moves; `run` keeps a copy
+def test_what_run_found_at_its_start_is_said_to_every_phone_that_opens(browser, site):
+    # the game a restart continues (the banner said "the game"), and a game log whose write-ahead file was
+    # damaged, which SQLite read without those moves (`run` keeps a copy)
     from playwright.sync_api import expect
 
     page = phone(browser, 360)
-    status = {"log_damaged": "games.sqlite-wal.damaged-20261204-031500"}
+    status = {"restarted": True, "started": 1796357488.0, "game": 7, "move": 12,
+              "log_damaged": "games.sqlite-wal.damaged-20261204-031500"}
     app = create_app({"TABLE": site.table, "PIN": PIN, "HEARTBEAT_S": 1.0, "STATUS": lambda: status})
-    srv = ServerThread(app).start()
-    try:
+    with ServerThread(app) as srv:
         open_live(page, srv.url + "/")
+        expect(page.locator("#alert-restart")).to_contain_text("; game 7 continues where it stood (move 12).")
         alert = page.locator("#alert-log")
         expect(alert).to_have_text(
             "Moves the game log kept in its write-ahead file could not be read (the file was damaged): games since "
@@ -424,9 +420,7 @@ def test_a_game_log_whose_last_moves_were_lost_says_so_to_every_phone_that_opens
         shown(page, site.table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "cli"))
         expect(alert).to_be_visible()  # it stays on top: the first move cleared it with the restart's banner
         assert not page.errors, page.errors
-    finally:
-        page.context.close()
-        srv.stop()
+    page.context.close()
 
 
 def test_a_page_open_across_a_restart_says_so(browser, tmp_path):
