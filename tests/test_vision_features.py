@@ -5,7 +5,7 @@ import numpy as np
 
 from vision import render
 from vision.detect import detect
-from vision.features import PATCH, SOFTEN, VIEW_PATCH, crop, die_features, die_views, views_of
+from vision.features import PATCH, SOFTEN, VIEW_PATCH, crop, deglared, die_features, die_views, views_of
 from vision.model import CLASSES, load_model
 from vision.symbol import symbol_features
 
@@ -111,3 +111,17 @@ def test_signed_views_tell_a_light_pip_on_a_dark_face_from_a_dark_hole_in_a_ligh
     folded = np.linalg.norm(views_of(pips, tray) - views_of(holes, tray))
     signed = np.linalg.norm(views_of(pips, tray, signed=True) - views_of(holes, tray, signed=True))
     assert folded < 0.1 < 1.0 < signed
+
+
+def test_a_lamps_streak_is_taken_down_and_a_pip_kept():
+    """A dark face with a pip a quarter of its side across and a lamp's streak two pixels wide: deglared
+    takes the streak down to the face around it and leaves the pip as bright as it was."""
+    import cv2
+
+    face = np.full((VIEW_PATCH, VIEW_PATCH, 3), 40, np.uint8)
+    cv2.circle(face, (12, 26), 4, (200, 200, 200), -1)
+    cv2.line(face, (8, 6), (32, 18), (230, 230, 230), 2)
+    clean = deglared(face[None])[0]
+    assert clean[12, 20].max() < 70 and face[12, 20].max() > 200  # on the streak
+    assert clean[26, 12].min() == 200  # the pip's middle
+    assert np.abs(clean.astype(int) - face).max(axis=2)[face.max(axis=2) == 40].max() == 0  # the face untouched

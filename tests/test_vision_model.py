@@ -152,6 +152,22 @@ def test_halfway_between_two_faces_is_not_sure():
     assert p.max() < 0.6 and {int(i) for i in np.argsort(p)[-2:]} == {0, 2}
 
 
+def test_a_second_reading_names_a_face_only_when_surer_and_never_surely():
+    """reader's glare reading (model.surer_face): it may turn a doubt into a face, never a face into
+    unknown, never a surer reading into a less sure one, and what it names is not sure."""
+    unknown = vm.CLASSES.index("unknown")
+    now = np.array([[0.1, 0.1, 0.2, 0.0, 0.6],   # unknown at 0.6
+                    [0.7, 0.1, 0.1, 0.0, 0.1],   # a bee at 0.7
+                    [0.3, 0.1, 0.2, 0.0, 0.4]])  # unknown at 0.4
+    again = np.array([[0.0, 0.0, 0.97, 0.0, 0.03],  # a zzz, very sure
+                      [0.0, 0.0, 0.2, 0.0, 0.8],    # unknown: no reason to doubt the bee
+                      [0.1, 0.0, 0.75, 0.0, 0.15]])  # a zzz, not sure enough
+    out = vm.surer_face(now, again, 0.8, 0.89)
+    assert out[0].argmax() == vm.CLASSES.index("zzz") and out[0].max() == pytest.approx(0.89)
+    assert out[0].sum() == pytest.approx(1) and out[0, unknown] == pytest.approx(0.11)
+    assert (out[1:] == now[1:]).all()
+
+
 def test_a_turned_or_mirrored_map_is_the_same_die():
     from vision.features import dihedral
 

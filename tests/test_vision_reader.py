@@ -5,8 +5,9 @@ import pytest
 
 from companion.errors import ImageError
 from vision import layout, render
-from vision.reader import DiceReader, annotate, read_image
+from vision.reader import DiceReader, read_image
 from vision.train import match
+from vision.view import annotate
 
 
 @pytest.fixture(scope="module")

@@ -163,7 +163,8 @@ def _marked_names(images, folder: Path) -> dict:
 
 
 def cmd_read(args) -> int:
-    from .reader import annotate, moved_words, read_image
+    from .reader import moved_words, read_image
+    from .view import annotate
 
     if args.thrown is not None and not 1 <= args.thrown <= DICE:
         return _fail(f"--thrown {args.thrown}: ZomBee throws 1 to {DICE} dice (all {DICE} on a turn's first roll)", 2)

@@ -184,6 +184,20 @@ def gated(p: np.ndarray, q: np.ndarray, own_weight: float = 0.0, trust: float = 
     return out
 
 
+def surer_face(now: np.ndarray, other: np.ndarray, at_least: float, cap: float) -> np.ndarray:
+    """Class probabilities now (n, classes), each row taken from other instead where other names a
+    face (not unknown) at least at_least surely and more surely than now names anything; a row so taken
+    is made no surer than cap (its face keeps its place, the rest share what is left as they did)."""
+    top, best = other.max(axis=1), other.argmax(axis=1)
+    take = (best != UNKNOWN) & (top >= at_least) & (top > now.max(axis=1))
+    out = now.copy()
+    if take.any():
+        q, t = other[take], top[take, None]
+        c = np.minimum(t, cap)
+        out[take] = np.where(np.arange(q.shape[1]) == best[take, None], c, q * (1 - c) / np.maximum(1 - t, 1e-9))
+    return out
+
+
 def save_model(model: Model, path) -> None:
     arrays = dict(
         format_version=np.array(FORMAT_VERSION), classes=np.array(CLASSES), kind=np.array(model.kind),

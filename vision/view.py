@@ -124,21 +124,31 @@ def problems_of(frame: np.ndarray, reading: Reading, side: float, edge, level: f
     return out
 
 
-def draw(look: Look) -> np.ndarray:
-    """The frame with the tray's edge, and each die's box, face and confidence."""
-    out = look.shot.frame.copy()
-    if look.edge is not None:
-        cv2.polylines(out, [look.edge.reshape(-1, 1, 2)], True, (255, 255, 0), 2, cv2.LINE_AA)
-    for d in look.reading.dice:
+def annotate(frame: np.ndarray, reading: Reading) -> np.ndarray:
+    """A copy of the frame with each die boxed and labelled with its face and confidence, for a person to
+    check the reading (`companion vision read --annotate`, the camera page's overlay)."""
+    out = frame.copy()
+    for d in reading.dice:
         x, y, w, h = d.box
         c = COLOURS.get(d.face, (0, 0, 255))
         cv2.rectangle(out, (x, y), (x + w, y + h), c, 2)
-        label = f"{d.face} {d.confidence:.2f}"
-        at = (x, max(y - 5, 12))
-        cv2.putText(out, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)  # an outline: legible
-        cv2.putText(out, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.5, c, 1, cv2.LINE_AA)  # on any tray
+        _label(out, f"{d.face} {d.confidence:.2f}", (x, max(y - 5, 12)), c)
+    if reading.hand:
+        _label(out, "hand", (8, 20), (0, 0, 255))
     return out
 
+
+def _label(out: np.ndarray, text: str, at: tuple, colour: tuple) -> None:
+    cv2.putText(out, text, at, cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)  # an outline: legible
+    cv2.putText(out, text, at, cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)  # on any tray
+
+
+def draw(look: Look) -> np.ndarray:
+    """The frame with the tray's edge, and each die's box, face and confidence."""
+    out = annotate(look.shot.frame, look.reading)
+    if look.edge is not None:
+        cv2.polylines(out, [look.edge.reshape(-1, 1, 2)], True, (255, 255, 0), 2, cv2.LINE_AA)
+    return out
 
 class CameraView:
     """`jpeg(overlay)` and `status()` of the newest frame, computed lazily and shared between phones.
