@@ -332,8 +332,9 @@ class DiceReader:
 
     def _nudged(self, frame: np.ndarray, det: Detection, todo: list, probs: np.ndarray, read: tuple) -> None:
         """probs of the dice in todo that read less surely than SURE, read again from five cuts each, the
-        one read and four nudged off centre (model.Model.nudge), and with glare taken down (GLARE_SURE), in place. read: the maps, symbol
-        statistics, views and network views of todo (None where the model takes none)."""
+        one read and four nudged off centre (model.Model.nudge), then once with a lamp's streaks taken
+        down (GLARE_SURE), in place. read: the maps, symbol statistics, views and network views of todo
+        (None where the model takes none)."""
         again = np.flatnonzero((probs.argmax(axis=1) == UNKNOWN) | (probs.max(axis=1) < SURE))
         if not len(again):
             return
@@ -341,7 +342,7 @@ class DiceReader:
         cuts = dice_views(frame, [todo[i] for i in again], det.side, det.tray, self.model.white(det.tray),
                           self.model.soften, self.model.signed, self.model.nudge, deglare=True)
         probs[again] = self.model.predict_proba(x, extra, np.concatenate([views, cuts[:, :-8]], axis=1), net_views)
-        clean = self.model.predict_proba(x, extra, cuts[:, -8:], net_views)
+        clean = self.model.predict_proba(x, extra, cuts[:, -8:], net_views)  # the last cut's 8 turns: deglared
         probs[again] = surer_face(probs[again], clean, GLARE_SURE, SURE - 0.01)
 
     def classify(self, frame: np.ndarray, det: Detection, seen: dict | None = None) -> list[Die]:
@@ -404,4 +405,3 @@ def moved_words(measured: float, read: bool = False) -> str | None:
 def faces_read(dice: list[Die]) -> float:
     """How surely the dice read as faces: their mean confidence, an unknown die counting 0."""
     return sum(0.0 if d.face == "unknown" else d.confidence for d in dice) / max(len(dice), 1)
-

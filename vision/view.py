@@ -150,6 +150,7 @@ def draw(look: Look) -> np.ndarray:
         cv2.polylines(out, [look.edge.reshape(-1, 1, 2)], True, (255, 255, 0), 2, cv2.LINE_AA)
     return out
 
+
 class CameraView:
     """`jpeg(overlay)` and `status()` of the newest frame, computed lazily and shared between phones.
 
