@@ -280,14 +280,13 @@ def dice_views(frame: np.ndarray, blobs, side: float, tray: np.ndarray, light: n
     of a HOG's cost is in each call."""
     steps = ((1, 0), (-1, 0), (0, 1), (0, -1)) if nudge else ((0, 0),)
     reach = nudge * side
-    patches = [view_patch(frame, b.x + dx * reach, b.y + dy * reach, side, b.angle) for b in blobs for dx, dy in steps]
-    if deglare:
-        patches += list(deglared(np.stack([view_patch(frame, b.x, b.y, side, b.angle) for b in blobs])))
+    patches = []
+    for b in blobs:
+        patches += [view_patch(frame, b.x + dx * reach, b.y + dy * reach, side, b.angle) for dx, dy in steps]
+        if deglare:
+            patches.append(deglared(view_patch(frame, b.x, b.y, side, b.angle)[None])[0])
     out = views_of(np.stack(patches), tray, light, soften, signed)
-    if not deglare:
-        return out.reshape(len(blobs), -1, out.shape[-1])
-    cut, n = len(steps) * len(blobs), len(blobs)
-    return np.concatenate([out[:cut].reshape(n, -1, out.shape[-1]), out[cut:].reshape(n, -1, out.shape[-1])], axis=1)
+    return out.reshape(len(blobs), -1, out.shape[-1])
 
 
 def die_features(frame: np.ndarray, blob, side: float, tray: np.ndarray) -> np.ndarray:

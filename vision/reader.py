@@ -341,9 +341,9 @@ class DiceReader:
         x, extra, views, net_views = (None if a is None else a[again] for a in read)
         cuts = dice_views(frame, [todo[i] for i in again], det.side, det.tray, self.model.white(det.tray),
                           self.model.soften, self.model.signed, self.model.nudge, deglare=True)
-        probs[again] = self.model.predict_proba(x, extra, np.concatenate([views, cuts[:, :-8]], axis=1), net_views)
+        five = self.model.predict_proba(x, extra, np.concatenate([views, cuts[:, :-8]], axis=1), net_views)
         clean = self.model.predict_proba(x, extra, cuts[:, -8:], net_views)  # the last cut's 8 turns: deglared
-        probs[again] = surer_face(probs[again], clean, GLARE_SURE, SURE - 0.01)
+        probs[again] = surer_face(five, clean, GLARE_SURE, SURE - 0.01)
 
     def classify(self, frame: np.ndarray, det: Detection, seen: dict | None = None) -> list[Die]:
         """The face of each die det found in frame. seen: dice of this frame already read, by blob
