@@ -1,5 +1,7 @@
 import time
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -57,6 +59,14 @@ def test_a_die_read_from_several_cuts_is_as_near_each_face_as_its_nearest_cut():
     apart = np.stack([m.distances(views)] + [m.distances(nudged[:, 8 * k:8 * k + 8]) for k in range(4)])
     assert np.allclose(both, apart.min(axis=0), atol=1e-4)
     assert m.distances(nudged[:0]).shape == (0, len(vm.CLASSES))  # a frame with no die to read
+    # the reader compares the cut it read once only: a nudged cut nearer a face than it carries the reading
+    m = replace(m, net=None)  # the prototypes alone, as a calibrated model of pip dice reads
+    x, off = np.zeros((3, vm.DIM), np.float32), (views + rng.normal(0, 0.3, views.shape)).astype(np.float32)
+    on = (m.protos[:3, None] + rng.normal(0, 0.02, nudged.shape)).astype(np.float32)
+    at_once = m.predict_proba(x, None, np.concatenate([off, on], axis=1))
+    assert not np.allclose(at_once, m.predict_proba(x, None, off), atol=0.1)
+    assert np.allclose(at_once, m.predict_proba(x, None, off, near=np.minimum(m.near(x, off), m.distances(on))),
+                       atol=1e-4)
 
 
 def test_a_calibrated_tray_keeps_its_own_colour_and_only_a_change_of_light_is_divided_out(tmp_path):

@@ -130,16 +130,23 @@ class Model:
         e = np.exp(logits)
         return e / e.sum(axis=1, keepdims=True)
 
+    def near(self, x: np.ndarray | None, views: np.ndarray | None = None) -> np.ndarray:
+        """distances of dice with symbol maps x, or views when the model compares views."""
+        if self.descriptor == "views" and views is None:
+            raise ValueError("this model compares views of each die (features.die_views)")
+        return self.distances(views if self.descriptor == "views" else x)
+
     def predict_proba(self, x: np.ndarray, extra: np.ndarray | None = None, views: np.ndarray | None = None,
-                      net_views: np.ndarray | None = None) -> np.ndarray:
+                      net_views: np.ndarray | None = None, near: np.ndarray | None = None) -> np.ndarray:
         """Class probabilities of dice with symbol maps x (and views, for a model that compares views
         or whose network reads edge directions). With a network, the prototypes say how likely the
         die is one of the faces at all (near enough to something taught), the network which one,
         together with the prototypes' own choice when own_weight is set (see gated). net_views: the
-        network's views when they differ from the prototypes' (unblurred and unsigned, see soften)."""
+        network's views when they differ from the prototypes' (unblurred and unsigned, see soften). near:
+        the dice's class distances when they are already worked out (self.near), perhaps over more cuts."""
         if self.needs_views and views is None:
             raise ValueError("this model compares views of each die (features.die_views)")
-        p = self.proba(self.distances(views if self.descriptor == "views" else x))
+        p = self.proba(self.near(x, views) if near is None else near)
         if self.net is None:
             return p
         if extra is None:

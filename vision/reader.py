@@ -334,14 +334,16 @@ class DiceReader:
         """probs of the dice in todo that read less surely than SURE, read again from five cuts each, the
         one read and four nudged off centre (model.Model.nudge), then once with a lamp's streaks taken
         down (GLARE_SURE), in place. read: the maps, symbol statistics, views and network views of todo
-        (None where the model takes none)."""
+        (None where the model takes none), and their class distances (model.Model.near)."""
         again = np.flatnonzero((probs.argmax(axis=1) == UNKNOWN) | (probs.max(axis=1) < SURE))
         if not len(again):
             return
-        x, extra, views, net_views = (None if a is None else a[again] for a in read)
+        x, extra, views, net_views, near = (None if a is None else a[again] for a in read)
         cuts = dice_views(frame, [todo[i] for i in again], det.side, det.tray, self.model.white(det.tray),
                           self.model.soften, self.model.signed, self.model.nudge, deglare=True)
-        five = self.model.predict_proba(x, extra, np.concatenate([views, cuts[:, :-8]], axis=1), net_views)
+        # each class as near as the nearest of the five cuts; the one read is not compared again
+        five = self.model.predict_proba(x, extra, views, net_views,
+                                        np.minimum(near, self.model.distances(cuts[:, :-8])))
         clean = self.model.predict_proba(x, extra, cuts[:, -8:], net_views)  # the last cut's 8 turns: deglared
         probs[again] = surer_face(five, clean, GLARE_SURE, SURE - 0.01)
 
@@ -363,9 +365,10 @@ class DiceReader:
                         and edges_read(self.model.net):
                     # the network learned unblurred, unsigned edges of one cut
                     net_views = dice_views(frame, todo, det.side, det.tray, light)
-            probs = self.model.predict_proba(x, extra, views, net_views)
+            near = self.model.near(x, views)
+            probs = self.model.predict_proba(x, extra, views, net_views, near)
             if self.model.nudge and self.model.descriptor == "views":
-                self._nudged(frame, det, todo, probs, (x, extra, views, net_views))
+                self._nudged(frame, det, todo, probs, (x, extra, views, net_views, near))
             for b, p in zip(todo, probs):
                 k = int(p.argmax())
                 face, conf = CLASSES[k], float(p[k])
