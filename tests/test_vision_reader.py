@@ -50,6 +50,15 @@ def test_cocked_dice_read_as_unknown(reader):
     assert max(off) < 0.2, off
 
 
+def test_a_lone_large_leaning_die_told_one_was_thrown_is_one_unknown_die(reader):
+    for seed in (80, 81, 126):  # alone, nothing tells the die's size: its two faces pass for a block
+        rng = np.random.default_rng(seed)
+        scene = render.render_scene(rng, render.random_rig(rng, render.HELDOUT), faces=[], cocked=1)
+        assert len(reader.read(scene.image).dice) >= 3
+        told = reader.read(scene.image, expected=1)
+        assert told.faces == ["unknown"] and told.check is None
+
+
 def test_reading_json_shape(reader):
     scene = render.render_scene(np.random.default_rng(80), faces=["bee", "zombee"])
     reading = reader.read(scene.image)

@@ -313,6 +313,9 @@ class DiceReader:
         det = self.detect(work, None, side / 2, seen)
         if len(det.dice) <= len(dice):
             return None
+        if expected is not None and count_check(len(dice), expected) is None \
+                and count_check(len(det.dice), expected) is not None:
+            return None  # told, and whole they are as many as were thrown: a lone leaning die is one die
         halves = self.classify(work, det, seen)
         if faces_read(halves) <= faces_read(dice) + CLEARLY_BETTER:
             return None
