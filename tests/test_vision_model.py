@@ -1,5 +1,4 @@
 import time
-
 from dataclasses import replace
 
 import numpy as np

@@ -349,7 +349,8 @@ def compose(rng: np.random.Generator, rig: Rig, placed, size: float, hand: bool 
             # where the leaning die is, as a reader sees it: its top face and the side below it. At
             # its top face's centre, the reader's die lay 0.3-0.45 of a side off, and was scored as
             # an extra die and a missed one when its measured centre strayed a little more
-            truths.append(DieTruth(COCKED, *paste_cocked(img, x, y, size, a, rig, rng, shadow), size, a, readable=False))
+            middle = paste_cocked(img, x, y, size, a, rig, rng, shadow)
+            truths.append(DieTruth(COCKED, *middle, size, a, readable=False))
             continue
         mv = None
         if motion > 0:
