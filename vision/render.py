@@ -218,15 +218,16 @@ def paste_cocked(canvas, x, y, size, angle, rig, rng, shadow=0.4) -> tuple[float
     top.append((top[1][0] + vx * h - ux * shear, top[1][1] + vy * h - uy * shear))
     top.append((top[0][0] + vx * h - ux * shear, top[0][1] + vy * h - uy * shear))
     sidequad = [top[3], top[2], (top[2][0] + vx * side, top[2][1] + vy * side), (top[3][0] + vx * side, top[3][1] + vy * side)]
+    middle = (x + vx * side / 2, y + vy * side / 2)  # of both faces
     if shadow > 0:
-        _shadow(canvas, x + vx * side / 2, y + vy * side / 2, size, angle, rig, shadow, scale=1.15)
+        _shadow(canvas, *middle, size, angle, rig, shadow, scale=1.15)
     src = np.float32([[0, 0], [FACE_PX, 0], [FACE_PX, FACE_PX], [0, FACE_PX]])
     for quad, face, shade in ((sidequad, faces[1], 0.7), (top, faces[0], 1.0)):
         img = (draw_face(str(face), rig.yellow, rig.green, art=rig.art).astype(np.float32) * shade).astype(np.uint8)
         img = np.ascontiguousarray(np.rot90(img, int(rng.integers(0, 4))))
         hom = cv2.getPerspectiveTransform(src, np.float32(quad)).astype(np.float64)
         _composite(canvas, img, _ALPHA, hom)
-    return x + vx * side / 2, y + vy * side / 2
+    return middle
 
 
 def paste_hand(canvas, rng, rig):
