@@ -15,7 +15,8 @@ from pathlib import Path
 from companion.commands import DICE_FACES  # 1-4 pips stand for these (the set's README); 5 and 6 for none
 from vision.calibrate import calibrate
 from vision.report import report_lines
-from vision.reader import DiceReader, read_image
+from vision.images import read_image
+from vision.reader import DiceReader
 
 SURE = 0.9
 

@@ -23,7 +23,8 @@ import numpy as np
 
 from companion.commands import DICE_FACES
 from vision.calibrate import calibrate
-from vision.reader import DiceReader, read_image
+from vision.images import read_image
+from vision.reader import DiceReader
 from vision.report import report_lines
 
 from dice_photos import SURE  # bench/, beside this script

@@ -11,7 +11,8 @@ from companion.errors import ImageError
 from vision import render
 from vision.calibrate import CalibrationError, calibrate
 from vision.report import report_lines
-from vision.reader import DiceReader, read_image
+from vision.images import read_image
+from vision.reader import DiceReader
 from vision.train import match
 
 
@@ -295,25 +296,15 @@ def test_a_real_empty_sheet_among_the_faces_is_named(tmp_path):
 
 
 def test_the_report_says_how_a_face_never_taught_would_read(real_model):
-    from vision.calibrate import untaught_unknown
-    from vision.model import Model
-
     share = real_model.report["untaught_unknown"]
     assert 0 <= share <= 1
     assert any(f"never taught reads unknown {100 * share:.0f}%" in line for line in report_lines(real_model.report))
-    # hiding each die's own face: far from every other face -> unknown; near another face -> read as it
-    model = Model(np.zeros((1, 1)), np.zeros(1, int), scale=0.1, radius=0.4)
-    truth = np.array([0, 1])
-    far = np.array([[0.1, 0.9, 0.9, 0.9, np.inf], [0.9, 0.1, 0.9, 0.9, np.inf]], np.float32)
-    near = np.array([[0.1, 0.15, 0.9, 0.9, np.inf], [0.15, 0.1, 0.9, 0.9, np.inf]], np.float32)
-    assert untaught_unknown(model, far, truth) == 1.0
-    assert untaught_unknown(model, near, truth) == 0.0
 
 
 def _changed_calibration(tmp_path, change):
     """The real calibration photos as another camera or tray shows them: change(picture) -> picture,
     written under tmp_path in the same folders. Returns the calibration folder."""
-    from vision.reader import read_image
+    from vision.images import read_image
 
     for f in (PHOTOS / "calibration").rglob("*.jpg"):
         out = tmp_path / f.relative_to(PHOTOS)
@@ -331,7 +322,7 @@ def test_a_camera_with_three_times_the_pixels_reads_the_same_dice(tmp_path):
     read it as it reads the 640 px camera it was tuned on, from calibration to positions."""
     import json
 
-    from vision.reader import read_image
+    from vision.images import read_image
 
     model = calibrate(_changed_calibration(tmp_path, _bigger))
     assert model.report["accuracy"] >= 0.6  # 0.92 at the photos' own size
@@ -372,7 +363,7 @@ def test_a_camera_close_over_the_tray_is_calibrated_and_reads_the_same_dice(tmp_
     import json
 
     from vision.model import load_model, save_model
-    from vision.reader import read_image
+    from vision.images import read_image
 
     save_model(calibrate(_changed_calibration(tmp_path, lambda img: _closer(img)[0])), tmp_path / "close.npz")
     model = load_model(tmp_path / "close.npz")
@@ -400,7 +391,7 @@ def test_a_camera_far_from_the_tray_is_calibrated_and_reads_its_small_dice(tmp_p
     import json
 
     from vision.model import load_model, save_model
-    from vision.reader import read_image
+    from vision.images import read_image
 
     def far(img):
         return cv2.resize(img, None, fx=0.45, fy=0.45, interpolation=cv2.INTER_AREA)
@@ -437,7 +428,7 @@ def test_dice_on_a_darker_tray_are_found_taught_and_read(tmp_path):
     much darker the tray makes the dice look, and the reader and the teaching wizard follow it."""
     import json
 
-    from vision.reader import read_image
+    from vision.images import read_image
 
     model = calibrate(_changed_calibration(tmp_path, _felt))
     assert model.dark > 1
@@ -515,7 +506,7 @@ def _set_dice_misses(model, change, scale=1.0):
     spot)."""
     import json
 
-    from vision.reader import read_image
+    from vision.images import read_image
 
     reader, misses, seen = DiceReader(model), [], 0
     for sub in ("read", "detect"):
@@ -646,44 +637,3 @@ def test_dice_of_a_lighter_dark_colour_are_read_by_which_side_of_each_edge_is_li
     assert model.descriptor == "views" and model.signed
     misses, seen = _set_dice_misses(model, dye)
     assert seen == 14 and len(misses) <= 1, misses
-
-
-def _left_out(confused: int, n: int = 120):
-    """Cross-validated distances of n dice of four faces, `confused` of them nearer the next face."""
-    rng = np.random.default_rng(0)
-    truth = np.arange(n) % 4
-    d = np.full((n, 5), 0.8, np.float32)
-    d[np.arange(n), truth] = rng.uniform(0.2, 0.35, n)
-    d[:, 4] = 0.6  # the mixtures, for "unknown"
-    d[np.arange(confused), (truth[:confused] + 1) % 4] = d[np.arange(confused), truth[:confused]] * 0.7
-    return d, truth
-
-
-def _sure_and_wrong(d, truth, model):
-    from vision.calibrate import without_own
-
-    p = np.concatenate([model.proba(d.copy()), model.proba(without_own(d, truth))])
-    named, truths = p.argmax(axis=1), np.concatenate([truth, np.full(len(truth), 4)])
-    sure = (named != 4) & (p.max(axis=1) >= 0.9)
-    return int(sure.sum()), int((sure & (named != truths)).sum())
-
-
-def test_sure_means_sure_on_the_calibration_dice_left_out():
-    # the mixed set of other real dice: 2 of 31 dice read at 0.9 or more were wrong, a 5 read as a 4 at 0.93
-    from vision.calibrate import fit_confidence, sure_means_sure
-    from vision.model import Model
-
-    def fitted(d, truth):
-        scale, radius = fit_confidence(d, truth, likelihood=True)
-        return Model(np.zeros((1, 1), np.float32), np.zeros(1, int), scale=scale, radius=radius)
-
-    d, truth = _left_out(confused=6)
-    likeliest = fitted(d, truth)
-    assert _sure_and_wrong(d, truth, likeliest)[1] == 6  # the likeliest scale alone: sure and wrong 6 times
-    softer = replace(likeliest, scale=sure_means_sure(likeliest, d, truth))
-    sure, wrong = _sure_and_wrong(d, truth, softer)
-    assert softer.scale > likeliest.scale and wrong <= 0.01 * sure
-    clean, clean_truth = _left_out(confused=0)  # nothing sure and wrong: the likeliest scale stands
-    model = fitted(clean, clean_truth)
-    assert sure_means_sure(model, clean, clean_truth) == model.scale
-    assert _sure_and_wrong(clean, clean_truth, model)[0] >= 100

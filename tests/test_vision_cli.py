@@ -303,7 +303,8 @@ def test_read_says_when_the_dice_look_another_size_than_taught_and_keeps_its_jso
     from dataclasses import replace
 
     from vision.model import save_model
-    from vision.reader import DiceReader, read_image
+    from vision.images import read_image
+    from vision.reader import DiceReader
 
     photo = Path(__file__).parent / "fixtures" / "dice-photos" / "read" / "t1_IMG_20191208_112122.jpg"
     side = DiceReader().inspect(read_image(photo))[1]  # three of the set's dice lying apart

@@ -10,7 +10,7 @@ import pytest
 from support.trays import felt, shaken
 from vision import layout, render
 from vision.detect import SMALL, brightest, detect
-from vision.reader import read_image
+from vision.images import read_image
 
 
 def _in_row(faces, x, y, angle, size):

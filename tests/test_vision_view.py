@@ -11,7 +11,8 @@ import pytest
 
 from table_companion.demo import demo_camera
 from vision.latest import LatestFrame
-from vision.reader import DiceReader, read_image
+from vision.images import read_image
+from vision.reader import DiceReader
 from vision.view import CameraView, NoCamera
 
 

@@ -8,7 +8,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # A photo is decoded whole before anything can shrink it: a 20000 x 20000 PNG of a few hundred kB
 # took 2.4 GB. OpenCV reads this bound once, when it loads (so before any import of cv2 here);
-# 200 megapixels is more than any phone's photo. reader.read_image names the file when it is over.
+# 200 megapixels is more than any phone's photo. images.read_image names the file when it is over.
 MAX_PIXELS = 200_000_000
 os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_PIXELS))
 

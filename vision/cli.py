@@ -163,7 +163,8 @@ def _marked_names(images, folder: Path) -> dict:
 
 
 def cmd_read(args) -> int:
-    from .reader import moved_words, read_image
+    from .images import read_image
+    from .reader import moved_words
     from .view import annotate
 
     if args.thrown is not None and not 1 <= args.thrown <= DICE:

@@ -14,7 +14,8 @@ import cv2
 import numpy as np
 
 from .detect import SMALL, find_hand, tray_level
-from .reader import DiceReader, Reading, check_frame
+from .images import check_frame
+from .reader import DiceReader, Reading
 
 STATES = ("empty", "moving", "still")
 

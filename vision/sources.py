@@ -15,7 +15,7 @@ import numpy as np
 from companion.errors import CameraError, ImageError
 
 from .frames import EndOfStream, FrameSource
-from .reader import IMAGE_SUFFIXES, photo_files, read_image
+from .images import IMAGE_SUFFIXES, photo_files, read_image
 from .synthetic import SyntheticCamera
 
 __all__ = ["EndOfStream", "FrameSource", "Picamera2Source", "WebcamSource", "FolderSource", "VideoFileSource",

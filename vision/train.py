@@ -16,7 +16,7 @@ from multiprocessing import Pool
 
 import numpy as np
 
-from .calibrate import fit_confidence
+from .confidence import fit_confidence
 from .detect import detect
 from .features import dice_maps, dice_views
 from .model import CLASSES, DEFAULT_PATH, UNKNOWN, Model, save_model
