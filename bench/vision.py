@@ -49,6 +49,7 @@ import numpy as np  # noqa: E402
 
 from vision import model as vmodel  # noqa: E402
 from vision import render  # noqa: E402
+from companion.commands import DICE_FACES  # noqa: E402
 from vision.art import PIP_ART, PIP_FACES, UNTAUGHT  # noqa: E402
 from vision.calibrate import CalibrationError, calibrate  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
@@ -316,6 +317,27 @@ def bench_speed():
                   + (f"; calibrating from 6 rendered photos per face took {took:.1f} s" if these is own else ""))
 
 
+def bench_calibration_growth(per_face=(6, 18)):
+    """Calibration time as a table is taught from more photos (the wizard's captures, corrections learned
+    at the table): five dice a photo, every face. Linear growth keeps the ratio near the photos' ratio."""
+    rng = np.random.default_rng(BASE_SEED + 900_003)
+    rig = render.random_rig(rng, render.HELDOUT)
+    took = []
+    for n in per_face:
+        with tempfile.TemporaryDirectory() as d:
+            for face, count in [("empty", 3)] + [(f, n) for f in DICE_FACES]:
+                (Path(d) / face).mkdir()
+                for i in range(count):
+                    scene = render.render_scene(rng, rig, faces=[] if face == "empty" else [face] * 5)
+                    cv2.imwrite(str(Path(d) / face / f"{face}{i}.png"), scene.image)
+            t = time.thread_time()
+            calibrate(d)
+            took.append(time.thread_time() - t)
+    print(f"calibrating from {' / '.join(map(str, per_face))} photos per face of five dice: "
+          f"{' / '.join(f'{t:.1f}' for t in took)} s CPU, {took[-1] / took[0]:.1f} times as long for "
+          f"{per_face[-1] / per_face[0]:.1f} times the photos")
+
+
 def bench_leaning(n):
     """A lone leaning die on held-out trays, default model: alone, nothing tells the reader its size,
     and its two faces can pass for dice touching. Read untold, and told one die was thrown."""
@@ -371,6 +393,7 @@ def main(argv=None) -> int:
     t = time.perf_counter()
     if args.only in (None, "speed"):
         bench_speed()
+        bench_calibration_growth()
         bench_settle(args.settle_rolls)
     if args.only in (None, "photos"):
         bench_photos(args.photos)

@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision import render
+from vision import adapt, render
 from vision.calibrate import NET_TRUST, _with_net, calibrate
 from vision.report import report_lines
 from vision.model import CLASSES, UNKNOWN, Model, load_model
@@ -99,3 +99,39 @@ def test_a_network_that_takes_the_dice_for_other_faces_is_left_out():
     # dice it was never made for (pips): it reads most as some other face
     q = _net_reading((truth + 1) % UNKNOWN, 0.9)
     assert _with_net(fit, q, base, truth, {"bee": 3, "zzz": 3}) is None
+
+
+def _left_out_reads(monkeypatch, photos: int) -> tuple[list, np.ndarray, np.ndarray]:
+    """(photos each refit was taught without, the photo of each die, and whether each die was read by
+    a refit taught without its photo) for two dice a photo."""
+    refits = []
+
+    def refit(net, seen, faces, classes):  # the photos of the dice a refit is taught from
+        taught = {int(h[0, 0, 0]) for h in seen}
+        refits.append(set(range(photos)) - taught)
+        return {"without": refits[-1]}
+
+    def read(net, maps, extra, views=None):  # 1 in column 0 where no die read was taught from its photo
+        out = np.zeros((len(maps), len(CLASSES)), np.float32)
+        out[:, 0] = [int(m) in net["without"] for m in maps[:, 0, 0]]
+        return out
+
+    monkeypatch.setattr(adapt, "adapted", refit)
+    monkeypatch.setattr(adapt, "net_proba", read)
+    photo = np.repeat(np.arange(photos), 2)
+    dice = [[(np.full((16, 16), p, np.float32), np.zeros(3, np.float32), None)] for p in photo]
+    seen = [np.full((1, 8, 4), p, np.float32) for p in photo]
+    out = adapt.left_out({}, dice, seen, photo % UNKNOWN, photo, UNKNOWN)
+    return refits, photo, out[:, 0] == 1
+
+
+def test_each_calibration_die_is_judged_by_a_network_refitted_without_its_photo(monkeypatch):
+    refits, photo, unseen = _left_out_reads(monkeypatch, 6)
+    assert unseen.all() and refits == [{p} for p in range(6)]  # up to FOLDS photos, one left out at a time
+
+
+def test_many_calibration_photos_take_no_more_refits_than_folds(monkeypatch):
+    # corrections learned at the table add photos every time; one refit per photo grew with their square
+    refits, photo, unseen = _left_out_reads(monkeypatch, 3 * adapt.FOLDS + 5)
+    assert unseen.all() and len(refits) == adapt.FOLDS
+    assert sorted(p for left in refits for p in left) == list(range(3 * adapt.FOLDS + 5))  # each left out once

@@ -113,20 +113,23 @@ def hidden(net: dict, maps: np.ndarray, extra: np.ndarray, views: np.ndarray | N
 def fit_head(net: dict, z: np.ndarray, y: np.ndarray, faces: int, *, hold: float, steps: int = 200) -> dict:
     """The network with its output layer's face columns refitted to one table's dice (z: hidden, (n, 8,
     hidden); y: their faces), held near the stock weights by hold; the unknown column is kept."""
-    x = z.reshape(-1, z.shape[-1]).astype(np.float32)
+    # dice along the last axis: the softmax's max and sum then run down a few rows of faces, where
+    # along each die's short row of faces NumPy took most of a calibration's time (a reduction over
+    # a short axis is slow), and more so the more photos a table was taught from
+    xt = np.ascontiguousarray(z.reshape(-1, z.shape[-1]).T, dtype=np.float32)
     y = np.repeat(np.asarray(y), z.shape[1])
-    onehot = np.eye(faces, dtype=np.float32)[y]
+    onehot = np.eye(faces, dtype=np.float32)[:, y]
     w0, b0 = net["w2"][:, :faces].copy(), net["b2"][:faces].copy()
     params = [w0.copy(), b0.copy()]
     m1 = [np.zeros_like(p) for p in params]
     m2 = [np.zeros_like(p) for p in params]
     for t in range(1, steps + 1):
-        logits = x @ params[0] + params[1]
-        logits -= logits.max(1, keepdims=True)
+        logits = params[0].T @ xt + params[1][:, None]
+        logits -= logits.max(0)
         p = np.exp(logits)
-        p /= p.sum(1, keepdims=True)
-        g = (p - onehot) / len(x)
-        grads = [x.T @ g + 2 * hold * (params[0] - w0), g.sum(0) + 2 * hold * (params[1] - b0)]
+        p /= p.sum(0)
+        g = (p - onehot) / xt.shape[1]
+        grads = [xt @ g.T + 2 * hold * (params[0] - w0), g.sum(1) + 2 * hold * (params[1] - b0)]
         _adam(params, grads, m1, m2, t, 0.02)
     out = dict(net)
     out["w2"], out["b2"] = net["w2"].copy(), net["b2"].copy()
