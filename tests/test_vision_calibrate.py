@@ -10,6 +10,7 @@ from support.trays import dyed, felt, shaken, wood
 from companion.errors import ImageError
 from vision import render
 from vision.calibrate import CalibrationError, calibrate
+from vision.model import CLASSES, UNKNOWN
 from vision.report import report_lines
 from vision.images import read_image
 from vision.reader import DiceReader
@@ -637,3 +638,29 @@ def test_dice_of_a_lighter_dark_colour_are_read_by_which_side_of_each_edge_is_li
     assert model.descriptor == "views" and model.signed
     misses, seen = _set_dice_misses(model, dye)
     assert seen == 14 and len(misses) <= 1, misses
+
+
+def test_a_face_taught_from_many_dice_keeps_fewer_copies_of_each_and_reads_as_well(tmp_path_factory, monkeypatch):
+    # a table's corrections add photos every time it learns from them: every copy of every die is
+    # compared with each die read, so the copies a face keeps are bounded, never its real dice
+    from vision import calibrate as calibration
+    from vision.examples import AUGMENT
+
+    folder, rig, rng = rendered_table(tmp_path_factory, 512)
+    full = calibrate(folder, compare="map")
+    monkeypatch.setattr(calibration, "FACE_COPIES", 2 * AUGMENT)  # as if each face had 40 times the dice
+    bounded = calibrate(folder, compare="map")
+    for c, face in enumerate(CLASSES[:UNKNOWN]):
+        dice = int((full.labels == c).sum()) // AUGMENT
+        assert dice >= 3, face
+        assert (bounded.labels == c).sum() == dice * max(calibration.MIN_COPIES, 2 * AUGMENT // dice)
+    rolls = [render.render_scene(rng, rig, count=5) for _ in range(12)]
+
+    def right(model):
+        reader, total = DiceReader(model), 0
+        for scene in rolls:
+            dice = reader.read(scene.image).dice
+            total += sum(t is not None and d.face == t.face for d, t in zip(dice, match(dice, scene.dice)))
+        return total
+
+    assert right(bounded) >= right(full) - 1 and right(full) >= 55
