@@ -29,7 +29,7 @@ JITTER = 6  # cuts of each calibration die besides the one as photographed
 # not use) 0.01 moved too little to help; 0.0001 did no better than 0.001 on the bench's own tables
 HOLD = 0.001
 # At most this many refits to measure how the refitted network reads dice it was not taught: one per
-# photo up to six photos a face, then each fold leaves out every FOLDS-th photo. One refit per photo
+# photo up to 24 photos (six a face), then each leaves out every FOLDS-th photo. One refit per photo
 # made calibration grow with the square of the photos (20 photos a face of five dice each: 50 s here,
 # some 200 s on a Pi), and corrections learned at the table add photos every time.
 FOLDS = 24
