@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -338,6 +339,25 @@ def bench_calibration_growth(per_face=(6, 18)):
           f"{per_face[-1] / per_face[0]:.1f} times the photos")
 
 
+def bench_calibration_memory(photos: Path, size=(4032, 3024)):
+    """Peak memory of calibrating from the real calibration photos as taken (640 px) and as a phone's
+    camera takes them (12 megapixels, the same photos enlarged), each in a process of its own."""
+    script = ("import resource, sys; from vision.calibrate import calibrate; calibrate(sys.argv[1]); "
+              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    peaks = []
+    with tempfile.TemporaryDirectory() as d:
+        for f in sorted((photos / "calibration").glob("*/*.jpg")):
+            (Path(d) / f.parent.name).mkdir(exist_ok=True)
+            cv2.imwrite(str(Path(d) / f.parent.name / f.name),
+                        cv2.resize(cv2.imread(str(f)), size, interpolation=cv2.INTER_CUBIC))
+        for folder in (photos / "calibration", Path(d)):
+            out = subprocess.run([sys.executable, "-c", script, str(folder)], capture_output=True, text=True,
+                                 cwd=ROOT, check=True)
+            peaks.append(int(out.stdout.split()[-1]) / 1024)  # Linux gives kilobytes
+    print(f"calibrating from the real photos as taken / at {size[0]}x{size[1]}: peak memory {peaks[0]:.0f} / "
+          f"{peaks[1]:.0f} MB ({peaks[1] / peaks[0]:.1f} times)")
+
+
 def bench_leaning(n):
     """A lone leaning die on held-out trays, default model: alone, nothing tells the reader its size,
     and its two faces can pass for dice touching. Read untold, and told one die was thrown."""
@@ -394,6 +414,7 @@ def main(argv=None) -> int:
     if args.only in (None, "speed"):
         bench_speed()
         bench_calibration_growth()
+        bench_calibration_memory(args.photos)
         bench_settle(args.settle_rolls)
     if args.only in (None, "photos"):
         bench_photos(args.photos)

@@ -51,3 +51,16 @@ def test_a_folder_gives_its_photos_by_name_without_a_macs_metadata_files(tmp_pat
         (tmp_path / name).write_bytes(b"x")
     (tmp_path / "c.jpg").mkdir()  # a folder with a photo's ending is no photo
     assert [p.name for p in photo_files(tmp_path)] == ["a.png", "b.JPG"]
+
+
+def test_a_large_photo_held_with_others_is_averaged_down_to_the_size_asked(tmp_path):
+    # calibration holds every photo at once: a phone's 12 megapixels each took a Pi's memory
+    stripes = np.zeros((1200, 3200, 3), np.uint8)
+    stripes[:, ::2] = 200  # one-pixel stripes: sampled, they would stay stripes or turn black or light
+    path = tmp_path / "phone.png"
+    cv2.imwrite(str(path), stripes)
+    held = read_image(path, longest=1600)
+    assert held.shape == (600, 1600, 3)
+    assert abs(float(held.mean()) - 100) < 1 and held.std() < 1
+    assert read_image(path).shape == stripes.shape  # unless asked
+    assert read_image(path, longest=4000).shape == stripes.shape  # never enlarged

@@ -32,10 +32,10 @@ from .detect import detect
 from . import adapt
 from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
 from .features import NUDGE, PATCH, SOFTEN, VIEW_PATCH
-from .model import CLASSES, UNKNOWN, Model, gated, load_model, white
+from .model import CLASSES, MAX_LARGER, UNKNOWN, Model, gated, load_model, white
 from .net import edges_read
 from .images import IMAGE_SUFFIXES, photo_files, read_image
-from .reader import DiceReader
+from .reader import WORK_SIDE, DiceReader
 from .report import quality
 from .sizing import SMALLEST, at_die_size
 
@@ -199,7 +199,10 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
                                f"calibration reads a folder holding empty/ and one folder per face "
                                f"({', '.join(DICE_FACES)})")
     base = base or load_model()
-    originals = {face: [(f, read_image(f)) for f in photos(folder / face)] for face in ("empty",) + DICE_FACES}
+    # A phone's photo is 12 megapixels: 27 of them held whole took 1.2 GB, and a Pi has one to eight. No
+    # picture is read larger than WORK_SIDE * MAX_LARGER on its longer side (reader.working, Model.shrink)
+    originals = {face: [(f, read_image(f, WORK_SIDE * MAX_LARGER)) for f in photos(folder / face)]
+                 for face in ("empty",) + DICE_FACES}
     ids = _photo_ids(originals)
     _check_copies(originals, ids)
     sized = at_die_size(originals)

@@ -48,8 +48,9 @@ def photo_files(folder: Path) -> list[Path]:
                   and p.is_file())
 
 
-def read_image(path) -> np.ndarray:
-    """Load a photo from disk; ImageError names the file when it is missing or not an image."""
+def read_image(path, longest: int | None = None) -> np.ndarray:
+    """Load a photo from disk; ImageError names the file when it is missing or not an image. longest:
+    a photo larger than this on its longer side is averaged down to it (photos held together)."""
     p = Path(path)
     if p.is_dir():  # it read "cannot read the file (Is a directory)"
         raise ImageError(f"{str(path)!r} is a folder: give the photos in it ({str(p / '*.jpg')!r})")
@@ -70,4 +71,8 @@ def read_image(path) -> np.ndarray:
     if min(img.shape[:2]) < 32:  # said of the file, not as check_frame's "got shape (1, 1, 3)"
         raise ImageError(f"{str(path)!r}: {img.shape[1]}x{img.shape[0]} pixels, too small a picture to show dice "
                          f"(at least 32x32)")
+    if longest is not None and max(img.shape[:2]) > longest:
+        f = longest / max(img.shape[:2])
+        img = cv2.resize(img, (max(1, round(img.shape[1] * f)), max(1, round(img.shape[0] * f))),
+                         interpolation=cv2.INTER_AREA)
     return img
