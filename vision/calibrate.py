@@ -32,9 +32,9 @@ from .detect import detect
 from . import adapt
 from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
 from .features import NUDGE, PATCH, SOFTEN, VIEW_PATCH
+from .images import IMAGE_SUFFIXES, photo_files, read_image
 from .model import CLASSES, MAX_LARGER, UNKNOWN, Model, gated, load_model, white
 from .net import edges_read
-from .images import IMAGE_SUFFIXES, photo_files, read_image
 from .reader import WORK_SIDE, DiceReader
 from .report import quality
 from .sizing import SMALLEST, at_die_size
