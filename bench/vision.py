@@ -50,7 +50,6 @@ import numpy as np  # noqa: E402
 
 from vision import model as vmodel  # noqa: E402
 from vision import render  # noqa: E402
-from companion.commands import DICE_FACES  # noqa: E402
 from vision.art import PIP_ART, PIP_FACES, UNTAUGHT  # noqa: E402
 from vision.calibrate import CalibrationError, calibrate  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
@@ -326,11 +325,7 @@ def bench_calibration_growth(per_face=(6, 18)):
     took = []
     for n in per_face:
         with tempfile.TemporaryDirectory() as d:
-            for face, count in [("empty", 3)] + [(f, n) for f in DICE_FACES]:
-                (Path(d) / face).mkdir()
-                for i in range(count):
-                    scene = render.render_scene(rng, rig, faces=[] if face == "empty" else [face] * 5)
-                    cv2.imwrite(str(Path(d) / face / f"{face}{i}.png"), scene.image)
+            render.write_calibration_set(d, rng, rig, per_face=n, empty=3, dice=5)
             t = time.thread_time()
             calibrate(d)
             took.append(time.thread_time() - t)

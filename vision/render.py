@@ -368,14 +368,16 @@ def compose(rng: np.random.Generator, rig: Rig, placed, size: float, hand: bool 
     return Scene(out, moved, hand=hand, moving=motion > 0)
 
 
-def write_calibration_set(folder, rng: np.random.Generator, rig: Rig, per_face: int = 6, empty: int = 3) -> None:
-    """Photos laid out as `companion vision calibrate` wants them: empty/ and one folder per face."""
+def write_calibration_set(folder, rng: np.random.Generator, rig: Rig, per_face: int = 6, empty: int = 3,
+                          dice: int | None = None) -> None:
+    """Photos laid out as `companion vision calibrate` wants them: empty/ and one folder per face, each
+    photo with `dice` dice (1-4 at random when None)."""
     from pathlib import Path
 
     root = Path(folder)
     for name, n in [("empty", empty)] + [(f, per_face) for f in DICE_FACES]:
         (root / name).mkdir(parents=True, exist_ok=True)
         for i in range(n):
-            faces = [] if name == "empty" else [name] * int(rng.integers(1, 5))
+            faces = [] if name == "empty" else [name] * (dice if dice else int(rng.integers(1, 5)))
             scene = render_scene(rng, rig, faces=faces)
             cv2.imwrite(str(root / name / f"{name}{i}.png"), scene.image)
