@@ -72,7 +72,11 @@ def read_image(path, longest: int | None = None) -> np.ndarray:
         raise ImageError(f"{str(path)!r}: {img.shape[1]}x{img.shape[0]} pixels, too small a picture to show dice "
                          f"(at least 32x32)")
     if longest is not None and max(img.shape[:2]) > longest:
-        f = longest / max(img.shape[:2])
-        img = cv2.resize(img, (max(1, round(img.shape[1] * f)), max(1, round(img.shape[0] * f))),
-                         interpolation=cv2.INTER_AREA)
+        img = resized(img, longest / max(img.shape[:2]))
     return img
+
+
+def resized(img: np.ndarray, f: float) -> np.ndarray:
+    """The picture f times its size: averaged down (no aliasing), or enlarged smoothly."""
+    size = (max(1, round(img.shape[1] * f)), max(1, round(img.shape[0] * f)))
+    return cv2.resize(img, size, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_CUBIC)

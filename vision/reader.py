@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from companion.events import N_
@@ -14,7 +13,7 @@ from .clusters import DEFAULT_SIDE
 from .counting import count_check
 from .detect import DARKER, Detection, detect, size_off
 from .features import dice_maps, dice_views
-from .images import check_frame
+from .images import check_frame, resized
 from .model import CLASSES, MAX_LARGER, UNKNOWN, Model, load_model, surer_face
 from .net import edges_read
 from .symbol import dice_symbols
@@ -91,8 +90,7 @@ def working(frame: np.ndarray, shrink: float = 1.0) -> tuple[np.ndarray, float]:
     f = min(1.0, WORK_SIDE / longest) * shrink
     if f == 1.0:
         return frame, 1.0
-    size = (max(1, round(frame.shape[1] * f)), max(1, round(frame.shape[0] * f)))
-    return cv2.resize(frame, size, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_CUBIC), 1 / f
+    return resized(frame, f), 1 / f
 
 
 def smaller(side: float) -> float:
