@@ -8,6 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+import vision.captures
 from table_companion.demo import demo_camera, lay_apart
 from vision.calibrate import calibrate
 from vision.captures import DEFAULT, STEPS, DiceStore, match_corrections
@@ -191,6 +192,38 @@ def test_corrected_dice_can_be_forgotten(rig):
     rig.store.keep_correction(rig.latest.get().frame, reading.dice, ["honey"])
     assert rig.teacher.status()["corrections"] == 1
     assert rig.teacher.forget()["corrections"] == 0 and not list(rig.store.corrections.iterdir())
+
+
+def test_only_the_newest_corrected_rolls_wait_to_be_learned(rig, monkeypatch):
+    monkeypatch.setattr(vision.captures, "PENDING_ROLLS", 3)
+    rig.show(["bee"])
+    reading = rig.reader.read(rig.latest.get().frame)
+    for ms in (9_000, 10_000, 11_000, 12_000, 13_000):  # 9 s sorts after 10 s by name: kept by time
+        rig.store.keep_correction(rig.latest.get().frame, reading.dice, ["honey"], clock=lambda: ms / 1000)
+    assert [ident for ident, _ in rig.store.pending()] == ["11000", "12000", "13000"]
+    assert sorted(p.name for p in rig.store.corrections.iterdir()) == [
+        "11000-0.png", "11000.json", "12000-0.png", "12000.json", "13000-0.png", "13000.json"]
+    assert rig.teacher.status()["corrections"] == 3
+
+
+def test_learning_keeps_the_newest_corrected_photos_of_each_face_and_every_taught_one(rig, monkeypatch):
+    monkeypatch.setattr(vision.captures, "CORRECTED_PER_FACE", 2)
+    rig.teach()
+    rig.teacher.finish()
+    rig.teacher.use()
+    rig.show(["bee", "honey"])
+    reading = rig.reader.read(rig.latest.get().frame)
+    assert sorted(reading.faces) == ["bee", "honey"]  # kept as a corrected roll would be
+    for learned, ms in enumerate((1_000, 2_000, 3_000)):
+        rig.store.keep_correction(rig.latest.get().frame, reading.dice, reading.faces, clock=lambda: ms)
+        report = rig.teacher.learn()
+        assert report["photos"]["honey"] == FEW["honey"] + min(learned + 1, 2)
+        assert report["photos"]["bee"] == FEW["bee"] + min(learned + 1, 2)
+        rig.teacher.use()
+    photos = rig.store.photos_dir(rig.store.current())
+    assert sorted(p.name for p in (photos / "honey").glob("corrected-*")) == [
+        "corrected-2000000.png", "corrected-3000000.png"]
+    assert len(list((photos / "zzz").glob("*.png"))) == FEW["zzz"]
 
 
 def test_companion_run_reads_with_the_taught_model_after_a_restart_unless_model_is_given(rig, tmp_path):

@@ -12,7 +12,9 @@
                                    dice of rolls a phone corrected, waiting to be learned
 
 Only the model in use and the previous one are kept (with their photos), so "back to the
-previous model" is always possible and the folder does not grow.
+previous model" is always possible and the folder does not grow. Nor do the corrections: only the
+newest PENDING_ROLLS corrected rolls wait, and a calibration keeps the newest CORRECTED_PER_FACE
+corrected photos of each face beside the ones taught by hand.
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ from .model import Model, load_model, save_model
 STEPS = DICE_FACES + ("empty",)  # the wizard's order: each face, then the empty tray
 DEFAULT = "default"  # the model shipped in the package
 CROP_MARGIN = 0.12  # of a die's box kept around it in a correction's crop: its rounded edge, not a neighbour
+# A table corrected over months must not make each "Learn from corrections" slower than the last:
+# calibration takes time in step with its photos (18 photos per face of five dice, about 12 s here and
+# some 50 s on a Pi 4: bench/vision.py --only speed), and every learning adds the corrected rolls to
+# the photos. The newest are kept: they show the table, the lamp and the dice as they are now.
+PENDING_ROLLS = 40  # corrected rolls waiting to be learned; an older one is dropped for a new one
+CORRECTED_PER_FACE = 12  # corrected photos of each face a calibration keeps (the hand-taught ones all stay)
 
 
 def match_corrections(read: list[str], corrected: list[str]) -> list[str] | None:
@@ -61,6 +69,12 @@ def _grown(box, w: int, h: int) -> tuple[int, int, int, int]:
     x, y, bw, bh = box
     m = int(max(bw, bh) * CROP_MARGIN)
     return max(x - m, 0), max(y - m, 0), min(x + bw + m, w), min(y + bh + m, h)
+
+
+def _by_age(path: Path) -> tuple[int, str]:
+    """Sorts a correction's files oldest first: their names hold the time they were kept, in ms."""
+    ident = path.stem.removeprefix("corrected-")
+    return (int(ident), "") if ident.isdigit() else (-1, ident)
 
 
 def _overlap(a, b) -> bool:
@@ -189,11 +203,14 @@ class DiceStore:
         if not entries:
             return 0
         (self.corrections / f"{ident}.json").write_text(json.dumps({"size": [w, h], "dice": entries}))
+        waiting = [ident for ident, _ in self.pending()]
+        self.drop_corrections(waiting[:max(len(waiting) - PENDING_ROLLS, 0)])
         return len(entries)
 
     def pending(self) -> list[tuple[str, dict]]:
+        """(ident, what was kept) of each corrected roll waiting, oldest first."""
         out = []
-        for p in sorted(self.corrections.glob("*.json")):
+        for p in sorted(self.corrections.glob("*.json"), key=_by_age):
             try:
                 out.append((p.stem, json.loads(p.read_text())))
             except (OSError, ValueError):
@@ -225,6 +242,10 @@ class DiceStore:
             for face, canvas in by_face.items():
                 cv2.imwrite(str(folder / face / f"corrected-{ident}.png"), canvas)
             used.append(ident)
+        for face in DICE_FACES:
+            corrected = sorted((folder / face).glob("corrected-*.png"), key=_by_age)
+            for p in corrected[:max(len(corrected) - CORRECTED_PER_FACE, 0)]:
+                p.unlink()
         return used
 
     def drop_corrections(self, idents) -> None:
