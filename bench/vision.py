@@ -292,11 +292,13 @@ def bench_speed():
         vmodel.load_model()
         loads.append(time.perf_counter() - t)
     print(f"load the default model: median {1000 * statistics.median(loads):.1f} ms (target <= 200 ms)")
-    # a calibrated model of each kind (model.Model.descriptor), reading frames of its own table and of
-    # others (where more dice read less surely); pip dice (taught 1-4, rolled 1-6) keep no network
+    # a calibrated model of each kind (model.Model.descriptor; ZomBee dice, as calibrated, both ways:
+    # Model.second), reading frames of its own table and of others (where more dice read less surely);
+    # pip dice (taught 1-4, rolled 1-6) keep no network
     zombee = render.random_rig(rng, render.HELDOUT)
     pips = render.with_art(render.random_rig(rng, render.HELDOUT), PIP_ART[0])
-    for rig, compare, faces in ((zombee, "views", None), (zombee, "map", None), (pips, None, list(PIP_FACES))):
+    for rig, compare, faces in ((zombee, None, None), (zombee, "views", None), (zombee, "map", None),
+                                (pips, None, list(PIP_FACES))):
         with tempfile.TemporaryDirectory() as d:
             render.write_calibration_set(d, np.random.default_rng(BASE_SEED + 900_001), rig, per_face=6, empty=3)
             t = time.perf_counter()
@@ -305,7 +307,7 @@ def bench_speed():
         calibrated, picks = DiceReader(model), np.random.default_rng(BASE_SEED + 900_002)
         own = [render.render_scene(picks, rig, count=5, faces=None if faces is None else
                                    [str(f) for f in picks.choice(faces, 5)]).image for _ in range(20)]
-        what = f"{'pip dice' if faces else 'ZomBee dice'} comparing {model.descriptor}"
+        what = f"{'pip dice' if faces else 'ZomBee dice'} comparing {model.report['compares']}"
         for name, these in (("its own table", own), ("other tables", frames)):
             times = []
             for f in these * 3:  # each frame thrice: 20 readings left the median a millisecond apart run to run

@@ -128,6 +128,34 @@ def test_a_model_file_with_one_field_damaged_is_refused_with_the_file_named(tmp_
     assert isinstance(info.value, ConfigError)
 
 
+@pytest.mark.parametrize("field, value", [("second_protos", np.ones((3, 5), np.float32)), ("second_scale", np.nan),
+                                          ("second_descriptor", "smell")])
+def test_a_damaged_second_way_of_comparing_is_refused_with_the_file_named(tmp_path, field, value):
+    path = tmp_path / "both.npz"
+    m = replace(vm.load_model(), second=_toy(), second_weight=0.3)
+    vm.save_model(m, path)
+    back = vm.load_model(path)
+    assert back.second.descriptor == "map" and back.second_weight == pytest.approx(0.3)
+    assert back.second.net is back.net  # one network, read once per die by each way
+    with np.load(path) as z:
+        data = {k: z[k] for k in z.files}
+    data[field] = np.asarray(value)
+    with open(path, "wb") as fh:
+        np.savez(fh, **data)
+    with pytest.raises(vm.ModelError, match="both.npz"):
+        vm.load_model(path)
+
+
+def test_dice_read_two_ways_are_sure_only_of_a_face_both_ways_find_likely():
+    views = np.array([[0.90, 0.08, 0.01, 0.005, 0.005], [0.45, 0.50, 0.02, 0.02, 0.01]])
+    maps = np.array([[0.88, 0.10, 0.01, 0.005, 0.005], [0.97, 0.01, 0.01, 0.005, 0.005]])
+    both = vm.both_ways(views, maps, 0.3)
+    assert np.allclose(both.sum(axis=1), 1)
+    assert both[0].argmax() == 0 and both[0, 0] > 0.85  # agreed: as sure as either
+    # torn between bee and honey by the views, the maps sure it is a bee (whose honey they rule out)
+    assert both[1].argmax() == 0 and both[1, 1] < 0.3
+
+
 @pytest.mark.parametrize("content", [b"", b"garbage", b"PK\x03\x04 truncated zip"])
 def test_corrupt_or_missing_model_is_a_clear_error(tmp_path, content):
     path = tmp_path / "bad.npz"

@@ -9,13 +9,13 @@ next roll will bring (examples.py), becomes a prototype of its face; dice of two
 faces laid over each other become prototypes of `unknown`. Leaving one photo
 out at a time and reading its dice with the rest chooses how dice are compared
 (views or symbol maps), whether the tray's colour is its own or a lamp's, gives
-the quality report (report.py) and sets how sure a reading may be. Bad input
-stops with a message naming the file.
+the quality report (report.py) and sets how sure a reading may be. ZomBee dice
+are read both ways (model.Model.second). Bad input stops with a message naming
+the file (photo_checks.py).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -24,7 +24,6 @@ from typing import NamedTuple
 import numpy as np
 
 from companion.commands import DICE_FACES
-from companion.errors import ImageError
 
 from .clusters import MIN_SIDE
 from .confidence import fit_confidence, log_likelihood, sure_means_sure, untaught_unknown
@@ -32,9 +31,10 @@ from .detect import detect
 from . import adapt
 from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
 from .features import NUDGE, PATCH, SOFTEN, VIEW_PATCH
-from .images import IMAGE_SUFFIXES, photo_files, read_image
-from .model import CLASSES, MAX_LARGER, UNKNOWN, Model, gated, load_model, white
+from .images import read_image
+from .model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, gated, load_model, white
 from .net import edges_read
+from .photo_checks import CalibrationError, check_copies, check_mixed, left_out_doubts, photo_ids, photos
 from .reader import WORK_SIDE, DiceReader
 from .report import quality
 from .sizing import SMALLEST, at_die_size
@@ -68,6 +68,17 @@ OWN_WEIGHT = 0.65
 # doubt"). The stock model keeps the full doubt: it has never seen the table (trust cost it 0.2 points
 # of held-out art).
 NET_TRUST = 0.5
+# ZomBee dice, the network kept both ways, are read both ways (Model.second): by their views and by
+# their symbol maps, each with the network, the two readings joined by a weighted geometric mean
+# (model.both_ways) in which the maps count this much. Views follow a symbol's outline through glare
+# and blur and barely see its colour; maps see the colour (a ZomBee's green, a yellow Zzz) and are
+# fooled by a lamp's spot beside a round honey drop, which they take for a bee's white wing. Each
+# misread dice the other read right. On the bench's 12 calibrated held-out tables (60 rolls each)
+# 19 dice of 2640 were read wrong, 17 had every table compared views, 10 read both ways; on 12 tables
+# of seeds the bench does not use 29, 26 and 21. Maps at 0.5 read 14 and 20, at 0.25-0.35 10-13 and
+# 20-21; choosing per table by the left-out readings' likelihood, as the two are weighed against
+# each other, read 18 and 25: it rarely chose both, where both would have read better.
+SECOND_WEIGHT = 0.3
 RADIUS_MARGIN = 1.3  # unknown beyond this many times the distance that holds 90% of left-out dice
 NET_GATE = 1.2  # with the ZomBee network kept, the default's radius (times this) is the least radius
 # A face taught from more dice than FACE_COPIES / AUGMENT (the corrections learned at a table add
@@ -75,8 +86,6 @@ NET_GATE = 1.2  # with the ZomBee network kept, the default's radius (times this
 # what the copies stand in for. Every copy is a prototype each die read is compared with: 20 photos a
 # face of five dice each read a frame in 14.4 ms instead of 9.6 (views), in a 12 MB model file.
 FACE_COPIES, MIN_COPIES = 40 * AUGMENT, 4
-MIXED_RATIO = 0.5  # a left-out die this much nearer another face than its own is in the wrong folder
-DOUBT_RATIO = 0.75  # ... and this much nearer is named in the report
 
 
 class Taught(NamedTuple):
@@ -87,35 +96,6 @@ class Taught(NamedTuple):
     face: int
     photo: int
     light: np.ndarray
-
-
-class CalibrationError(ImageError):
-    """Calibration photos that cannot teach the reader (missing, empty, no die, mixed faces)."""
-
-
-def photos(folder: Path) -> list[Path]:
-    """The photos of one face's folder (or empty/). Photos it cannot take are named, never passed over:
-    a photo left out unsaid left a face short, and the report asked for photos the user had taken."""
-    same = [p for p in folder.parent.iterdir() if p.is_dir() and p.name.lower() == folder.name]
-    if len(same) > 1:  # "Bee/", as a phone or a Mac may name it, is bee/; both at once cannot be
-        raise CalibrationError(f"{' and '.join(repr(p.name + '/') for p in sorted(same))} are both the folder of "
-                               f"{folder.name}: put every photo of {folder.name} into one of them")
-    if not same:
-        raise CalibrationError(f"{str(folder)!r} is missing: calibration needs empty/ and one folder per face "
-                               f"({', '.join(DICE_FACES)})")
-    folder = same[0]
-    files = photo_files(folder)
-    subs = [sub for sub in sorted(folder.iterdir()) if sub.is_dir() and not sub.name.startswith(".")]
-    nested = [(sub, n) for sub, n in ((sub, len(photo_files(sub))) for sub in subs) if n]
-    if nested:  # a phone's export (bee/Camera/) or photos sorted further: not read, so said
-        sub, n = nested[0]
-        raise CalibrationError(f"{str(sub)!r} holds {n} photo{'s' if n > 1 else ''} that calibration does not read "
-                               f"(it reads the photos directly in {folder.name}/): move them up into {folder.name}/, "
-                               f"or out of it")
-    if not files:
-        raise CalibrationError(f"{str(folder)!r} holds no photos "
-                               f"({', '.join(sorted(s for s in IMAGE_SUFFIXES if s not in ('.heic', '.heif')))})")
-    return files
 
 
 def cross_validate(protos: np.ndarray, labels: np.ndarray, kept_without, plain: np.ndarray, photo: np.ndarray,
@@ -134,59 +114,6 @@ def cross_validate(protos: np.ndarray, labels: np.ndarray, kept_without, plain: 
     return out
 
 
-def _check_mixed(checker: DiceReader | None, img, det, face: str, f: Path) -> None:
-    if checker is None:
-        return
-    sure = Counter(d.face for d in checker.classify(img, det) if d.face != "unknown" and d.confidence >= 0.9)
-    # the stock reader may misjudge one glaring die; only a photo where the folder's face is
-    # not the most common sure reading is called mixed
-    if len(sure) > 1 and sure[face] < max(sure.values()):
-        raise CalibrationError(f"{str(f)!r}: mixed faces ({', '.join(sorted(sure))}) in one photo; every die "
-                               f"in {face}/ must show {face}")
-
-
-def _photo_ids(originals: dict) -> dict[Path, str]:
-    """Each photo's fingerprint (the SHA-1 of its bytes): for _check_copies, and kept in the report."""
-    return {f: hashlib.sha1(f.read_bytes()).hexdigest() for items in originals.values() for f, _ in items}
-
-
-def _check_copies(originals: dict, ids: dict[Path, str]) -> None:
-    """One photo in two folders (copied, not moved) shows two faces at once: named both times. Told
-    apart by the dice alone, either copy could be blamed, the right one half the time."""
-    seen: dict[str, tuple[str, Path]] = {}
-    for face, items in originals.items():
-        if face == "empty":
-            continue  # an empty tray's photo among a face's is named as showing no die, more to the point
-        for f, _ in items:
-            key = ids[f]
-            if key in seen and seen[key][0] != face:
-                first_face, first = seen[key]
-                raise CalibrationError(f"{str(f)!r} is the same photo as {str(first)!r}: one photo cannot show "
-                                       f"{first_face} and {face}; keep it only in the folder of the face it shows")
-            seen.setdefault(key, (face, f))
-
-
-def _check_left_out(d: np.ndarray, truth: np.ndarray, files: list[Path]) -> list[str]:
-    """A die the other photos put far nearer another face than its folder's is in the wrong folder (an
-    error); one merely nearer is worth a look (returned, for the report)."""
-    doubts = []
-    for i in range(len(truth)):
-        own = d[i, truth[i]]
-        others = d[i, :UNKNOWN].copy()
-        others[truth[i]] = np.inf
-        k = int(others.argmin())
-        face = CLASSES[truth[i]]
-        if np.isfinite(own) and others[k] < MIXED_RATIO * own:
-            raise CalibrationError(f"{str(files[i])!r}: mixed faces? a die there looks like {CLASSES[k]}, not like "
-                                   f"the other photos of {face}; every die in {face}/ must show {face}")
-        if np.isfinite(own) and others[k] < DOUBT_RATIO * own:
-            # said before the weakest face's advice (report.report_lines): more photos would not mend it
-            like = CLASSES[k]
-            doubts.append(f"check {face}/{files[i].name}: its die looks like {like}, not like the other photos of "
-                          f"{face}; if it shows {like}, move it to {like}/ and calibrate again")
-    return doubts
-
-
 def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augment_per_die: int = AUGMENT,
               compare: str | None = None) -> Model:
     """A model tuned to the table photographed in folder (see the module doc for the layout). compare:
@@ -203,8 +130,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     # picture is read larger than WORK_SIDE * MAX_LARGER on its longer side (reader.working, Model.shrink)
     originals = {face: [(f, read_image(f, WORK_SIDE * MAX_LARGER)) for f in photos(folder / face)]
                  for face in ("empty",) + DICE_FACES}
-    ids = _photo_ids(originals)
-    _check_copies(originals, ids)
+    ids = photo_ids(originals)
+    check_copies(originals, ids)
     sized = at_die_size(originals)
     if sized.blank:
         face, f = sized.blank
@@ -230,7 +157,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             det = detect(img, side=side, background=background, dark=dark)
             if not det.dice:  # a die the table's size hides (a large symbol, glare): its own size found it
                 det = first[f]
-            _check_mixed(checker, img, det, face, f)
+            check_mixed(checker, img, det, face, f)
             light = white(det.tray, sized.tray)  # as the calibrated model will see this photo
             for b in det.dice:
                 files.append(f)
@@ -269,8 +196,11 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     zombee = any(n is not None for n in nets.values())
     if not zombee and "views" in fits and sized.tray.max() > TINTED * sized.tray.min():
         fits["views"] = balance(fits["views"], dice, photo_count, np.random.default_rng([seed, 3]))
+    both = None  # the left-out readings of ZomBee dice read both ways (Model.second)
     if len(fits) == 1:
         pick = compare
+    elif zombee and nets["map"] and nets["views"]:
+        both, pick = both_ways(nets["views"][2], nets["map"][2], SECOND_WEIGHT), "views"
     elif zombee:
         odds = {how: log_likelihood(nets[how][2] if nets[how] else fit[0].proba(fit[1].copy()), truth)
                 for how, fit in fits.items()}
@@ -286,7 +216,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
                       "untaught_unknown": round(untaught_unknown(model, d, truth), 3)}
     model.side, model.dark, model.background, model.shrink = side, dark, background, sized.shrink
     model.tray_colour = sized.tray
-    doubts = _check_left_out(d, truth, files)
+    doubts = left_out_doubts(truth, files, d, *([fits["map"][1]] if both is not None else []))
     if nets.get(pick) is not None:
         # the network names the face with the prototypes, and then the prototypes need only reject
         # what neither has seen (the default's wider radius); it cannot be asked to forget a face
@@ -294,10 +224,15 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         model.net, model.own_weight = adapt.adapted(base.net, seen, truth, UNKNOWN), OWN_WEIGHT
         model.net_trust = NET_TRUST
         model.nudge = 0.0  # the network names the face from the one cut: nudged cuts took time and changed nothing
+        if both is not None:
+            model.second = replace(fits["map"][0], radius=nets["map"][0], net=model.net, own_weight=OWN_WEIGHT,
+                                   net_trust=NET_TRUST, tray_colour=sized.tray)
+            model.second_weight = SECOND_WEIGHT
+            report = quality(both, truth, photo_count, model.threshold)
         report["untaught_unknown"] = None
     model.report = report
     model.report["network"] = model.net is not None
-    model.report["compares"] = model.descriptor
+    model.report["compares"] = model.descriptor + (" and map" if model.second is not None else "")
     model.report["lamp_divided_out"] = model.balanced
     model.report["doubts"] = doubts  # photos worth a second look: in the right folder? a glare?
     if sized.shrink > 1:

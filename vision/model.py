@@ -41,6 +41,7 @@ DEFAULT_PATH = Path(__file__).with_name("models") / "default.npz"
 WIDTH = {"map": DIM, "views": VIEW_DIM}  # numbers in a prototype of each descriptor
 MAX_LARGER = 3.0  # the most a frame is enlarged (Model.shrink): dice smaller still are too few pixels to read
 MAX_NUDGE = 0.2  # of a side (Model.nudge): farther, a cut would leave a part of the face out
+SECOND = "second_"  # a model file's keys of its second way of comparing dice (Model.second)
 MAX_SOFTEN = 3.0  # a blur wider than this (Model.soften) would leave a 38 px crop no edge to read
 
 
@@ -71,6 +72,10 @@ class Model:
     signed: bool = False  # views: edge directions over a whole turn (features.SIGNED_BINS; not the network's)
     nudge: float = 0.0  # views: a doubtful die also cut this much of a side off centre four ways (reader.SURE)
     balanced: bool = False  # views: the lamp's colour divided out with the tray's (see white()), not kept
+    # the same dice compared the other way (views and maps), sharing the network: each die is read both
+    # ways and the two readings joined (both_ways), the second counting second_weight
+    second: Model | None = field(default=None, repr=False)
+    second_weight: float = 0.0
     # (protos, as float32 columns, their squared lengths, each class's columns): worked out once (_prototypes)
     _compared: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -191,6 +196,14 @@ def gated(p: np.ndarray, q: np.ndarray, own_weight: float = 0.0, trust: float = 
     return out
 
 
+def both_ways(p: np.ndarray, q: np.ndarray, weight: float) -> np.ndarray:
+    """Class probabilities of dice read two ways, p and q (n, classes): their weighted geometric mean,
+    weight for q's, scaled to sum to one. A face both readings find likely stays likely; a face one
+    of them rules out is kept down, which an average would let through at half its sureness."""
+    out = np.maximum(p, 1e-12) ** (1 - weight) * np.maximum(q, 1e-12) ** weight
+    return out / out.sum(axis=1, keepdims=True)
+
+
 def surer_face(now: np.ndarray, other: np.ndarray, at_least: float, cap: float) -> np.ndarray:
     """Class probabilities now (n, classes), each row taken from other instead where other names a
     face (not unknown) at least at_least surely and more surely than now names anything; a row so taken
@@ -206,6 +219,21 @@ def surer_face(now: np.ndarray, other: np.ndarray, at_least: float, cap: float) 
 
 
 def save_model(model: Model, path) -> None:
+    arrays = _arrays(model)
+    if model.report is not None:
+        arrays["report"] = np.array(json.dumps(model.report, sort_keys=True))
+    if model.net is not None:
+        arrays.update({"net_" + k: v for k, v in model.net.items()})
+    if model.second is not None:  # older readers ignore these keys and read the first way alone
+        arrays.update({SECOND + k: v for k, v in _arrays(model.second).items()})
+        arrays["second_weight"] = np.array(model.second_weight, np.float32)
+    path = Path(path)
+    with open(path, "wb") as fh:  # an open file keeps numpy from appending .npz to the name
+        np.savez_compressed(fh, **arrays)
+
+
+def _arrays(model: Model) -> dict:
+    """The fields of a model file that say how it compares dice (not its report or network)."""
     arrays = dict(
         format_version=np.array(FORMAT_VERSION), classes=np.array(CLASSES), kind=np.array(model.kind),
         descriptor=np.array(model.descriptor), neighbours=np.array(model.neighbours, np.int16),
@@ -221,13 +249,7 @@ def save_model(model: Model, path) -> None:
         arrays["background"] = model.background
     if model.tray_colour is not None:
         arrays["tray_colour"] = np.asarray(model.tray_colour, np.float32)
-    if model.report is not None:
-        arrays["report"] = np.array(json.dumps(model.report, sort_keys=True))
-    if model.net is not None:
-        arrays.update({"net_" + k: v for k, v in model.net.items()})
-    path = Path(path)
-    with open(path, "wb") as fh:  # an open file keeps numpy from appending .npz to the name
-        np.savez_compressed(fh, **arrays)
+    return arrays
 
 
 def load_model(path=None) -> Model:
@@ -324,4 +346,8 @@ def _model(path: Path, data: dict) -> Model:
     wrong = [k for k, v in sizes.items() if not math.isfinite(v) or v < 0 or (v == 0 and k in ("scale", "dark"))]
     if wrong or model.threshold > 1 or not np.all(np.isfinite(protos)):
         raise ModelError(f"model file {str(path)!r} has damaged numbers: {', '.join(wrong) or 'prototypes or threshold'}")
+    if SECOND + "protos" in data:
+        second = {k.removeprefix(SECOND): v for k, v in data.items() if k.startswith(SECOND)}
+        model.second = replace(_model(path, second), net=net)
+        model.second_weight = float(np.clip(np.nan_to_num(data.get("second_weight", 0.0)), 0.0, 1.0))
     return model

@@ -14,7 +14,7 @@ from .counting import count_check
 from .detect import DARKER, Detection, detect, size_off
 from .features import dice_maps, dice_views
 from .images import check_frame, resized
-from .model import CLASSES, MAX_LARGER, UNKNOWN, Model, load_model, surer_face
+from .model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, load_model, surer_face
 from .net import edges_read
 from .symbol import dice_symbols
 
@@ -287,28 +287,44 @@ class DiceReader:
         clean = self.model.predict_proba(x, extra, cuts[:, -8:], net_views)  # the last cut's 8 turns: deglared
         probs[again] = surer_face(five, clean, GLARE_SURE, SURE - 0.01)
 
+    @staticmethod
+    def _features(model: Model, frame: np.ndarray, det: Detection, todo: list, have: dict) -> tuple:
+        """(maps, symbol statistics, views, network views) of the dice todo as model reads them (None
+        where it takes none). have: those already worked out for these dice, by kind, and added to."""
+        def once(key, make):
+            if key not in have:
+                have[key] = make()
+            return have[key]
+        x = extra = views = net_views = None
+        if not model.needs_views or model.net is not None:  # the maps: compared, or the network's
+            x = once("maps", lambda: dice_maps(frame, todo, det.side, det.tray))
+        if model.needs_symbols:
+            extra = once("symbols", lambda: dice_symbols(frame, todo, det.side, det.tray))
+        if model.needs_views:
+            light = model.white(det.tray)
+            views = once(("views", model.balanced, model.soften, model.signed), lambda: dice_views(
+                frame, todo, det.side, det.tray, light, model.soften, model.signed))
+            if (model.soften or model.signed or model.nudge) and model.net is not None and edges_read(model.net):
+                # the network learned unblurred, unsigned edges of one cut
+                net_views = once(("views", model.balanced, 0.0, False),
+                                 lambda: dice_views(frame, todo, det.side, det.tray, light))
+        return x, extra, views, net_views
+
     def classify(self, frame: np.ndarray, det: Detection, seen: dict | None = None) -> list[Die]:
         """The face of each die det found in frame. seen: dice of this frame already read, by blob
         (read again otherwise); the ones read here are added to it."""
         seen = {} if seen is None else seen
         todo = [b for b in dict.fromkeys(det.dice) if b not in seen]
         if todo:
-            x = extra = views = net_views = None
-            if not self.model.needs_views or self.model.net is not None:  # the maps: compared, or the network's
-                x = dice_maps(frame, todo, det.side, det.tray)
-            if self.model.needs_symbols:
-                extra = dice_symbols(frame, todo, det.side, det.tray)
-            if self.model.needs_views:
-                light = self.model.white(det.tray)
-                views = dice_views(frame, todo, det.side, det.tray, light, self.model.soften, self.model.signed)
-                if (self.model.soften or self.model.signed or self.model.nudge) and self.model.net is not None \
-                        and edges_read(self.model.net):
-                    # the network learned unblurred, unsigned edges of one cut
-                    net_views = dice_views(frame, todo, det.side, det.tray, light)
+            have = {}
+            x, extra, views, net_views = read = self._features(self.model, frame, det, todo, have)
             near = self.model.near(x, views)
-            probs = self.model.predict_proba(x, extra, views, net_views, near)
+            probs = self.model.predict_proba(*read, near)
             if self.model.nudge and self.model.descriptor == "views":
                 self._nudged(frame, det, todo, probs, (x, extra, views, net_views, near))
+            if self.model.second is not None:
+                probs = both_ways(probs, self.model.second.predict_proba(
+                    *self._features(self.model.second, frame, det, todo, have)), self.model.second_weight)
             for b, p in zip(todo, probs):
                 k = int(p.argmax())
                 face, conf = CLASSES[k], float(p[k])
