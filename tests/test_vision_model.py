@@ -154,6 +154,21 @@ def test_dice_read_two_ways_are_sure_only_of_a_face_both_ways_find_likely():
     assert both[0].argmax() == 0 and both[0, 0] > 0.85  # agreed: as sure as either
     # torn between bee and honey by the views, the maps sure it is a bee (whose honey they rule out)
     assert both[1].argmax() == 0 and both[1, 1] < 0.3
+    # a bee and a ZomBee are one symbol in two colours: the views' say in which is none
+    bee, zombee = vm.CLASSES.index("bee"), vm.CLASSES.index("zombee")
+    views, maps = np.full((1, 5), 0.01), np.full((1, 5), 0.01)
+    views[0, bee], views[0, zombee] = 0.95, 0.02
+    maps[0, bee], maps[0, zombee] = 0.10, 0.86
+    green = vm.both_ways(views, maps, 0.3)[0]
+    assert green.argmax() == zombee and green[zombee] > 0.8
+
+
+def test_a_model_read_both_ways_compares_views_then_maps_or_its_file_is_refused(tmp_path):
+    path = tmp_path / "swapped.npz"
+    first = replace(_toy(), descriptor="map")
+    vm.save_model(replace(first, second=replace(vm.load_model(), net=None), second_weight=0.3), path)
+    with pytest.raises(vm.ModelError, match="swapped.npz.*views first, then symbol maps"):
+        vm.load_model(path)
 
 
 @pytest.mark.parametrize("content", [b"", b"garbage", b"PK\x03\x04 truncated zip"])

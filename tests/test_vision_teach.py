@@ -112,15 +112,17 @@ def test_the_wizard_builds_a_model_that_is_used_and_can_be_taken_back(rig):
     assert rig.teacher.revert()["model"]["name"] == 1 and rig.reader.model.kind == "calibrated"
 
 
-def test_the_suggested_captures_teach_a_model_that_reads_the_tables_rolls(rig):
+@pytest.mark.parametrize("seed", [6, 11])
+def test_the_suggested_captures_teach_a_model_that_reads_the_tables_rolls(rig, seed):
     # the demo table's dice are so clean that nearly every left-out die read right at any sharpness:
     # the confidence's softness ran to the sharpest tried, the prototypes then overruled the network,
     # and a ZomBee read "bee 1.00" in about half the rolls; then, views and maps tying on accuracy,
-    # views (which barely see the ZomBee's green) read a ZomBee as a bee in 2 rolls of 20
+    # views (which barely see the ZomBee's green) read a ZomBee as a bee in 2 rolls of 20 (seed 6);
+    # read both ways, until the maps alone told a bee from a ZomBee, 2 rolls of 20 again (seed 11)
     from vision.teach import SUGGESTED
 
     laid = {"bee": 5, "honey": 4, "zzz": 5, "zombee": 3, "empty": 0}  # the dice a player has of each face
-    rig.camera.rng = np.random.default_rng(6)
+    rig.camera.rng = np.random.default_rng(seed)
     rig.teacher = Teacher(rig.store, rig.latest, lambda: rig.reader, rig.use)
     rig.teacher.start()
     for step, n in SUGGESTED.items():

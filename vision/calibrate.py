@@ -70,14 +70,14 @@ OWN_WEIGHT = 0.65
 NET_TRUST = 0.5
 # ZomBee dice, the network kept both ways, are read both ways (Model.second): by their views and by
 # their symbol maps, each with the network, the two readings joined by a weighted geometric mean
-# (model.both_ways) in which the maps count this much. Views follow a symbol's outline through glare
-# and blur and barely see its colour; maps see the colour (a ZomBee's green, a yellow Zzz) and are
-# fooled by a lamp's spot beside a round honey drop, which they take for a bee's white wing. Each
-# misread dice the other read right. On the bench's 12 calibrated held-out tables (60 rolls each)
-# 19 dice of 2640 were read wrong, 17 had every table compared views, 10 read both ways; on 12 tables
-# of seeds the bench does not use 29, 26 and 21. Maps at 0.5 read 14 and 20, at 0.25-0.35 10-13 and
-# 20-21; choosing per table by the left-out readings' likelihood, as the two are weighed against
-# each other, read 18 and 25: it rarely chose both, where both would have read better.
+# (model.both_ways) in which the maps count this much, and alone tell a bee from a ZomBee (one symbol,
+# green). Views follow a symbol's outline through glare and blur and barely see its colour; maps see
+# the colour and take a lamp's spot beside a round honey drop for a bee's white wing. Each misread
+# dice the other read right. On the bench's 12 calibrated held-out tables (60 rolls each) 19 dice of
+# 2640 were read wrong, 17 with views on every table, 10 both ways; on 12 tables of seeds the bench
+# does not use 29 and 21. Maps counting 0.2 / 0.4 / 0.5 read 12 / 12 / 14 and 22 / 21 / 20; choosing
+# per table by the left-out readings' likelihood, as the two are weighed against each other, read 18
+# and 25: it rarely chose both, where both would have read better.
 SECOND_WEIGHT = 0.3
 RADIUS_MARGIN = 1.3  # unknown beyond this many times the distance that holds 90% of left-out dice
 NET_GATE = 1.2  # with the ZomBee network kept, the default's radius (times this) is the least radius

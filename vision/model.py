@@ -41,6 +41,10 @@ DEFAULT_PATH = Path(__file__).with_name("models") / "default.npz"
 WIDTH = {"map": DIM, "views": VIEW_DIM}  # numbers in a prototype of each descriptor
 MAX_LARGER = 3.0  # the most a frame is enlarged (Model.shrink): dice smaller still are too few pixels to read
 MAX_NUDGE = 0.2  # of a side (Model.nudge): farther, a cut would leave a part of the face out
+# faces whose symbol is the same but for its colour (a ZomBee is a green bee): read both ways, the
+# symbol maps tell them apart (both_ways). Left to the views too, a table taught through the phone's
+# wizard read 3 ZomBees of its next 240 rolls as bees, one at 0.98
+COLOUR_ONLY = (CLASSES.index("bee"), CLASSES.index("zombee"))
 SECOND = "second_"  # a model file's keys of its second way of comparing dice (Model.second)
 MAX_SOFTEN = 3.0  # a blur wider than this (Model.soften) would leave a 38 px crop no edge to read
 
@@ -72,8 +76,8 @@ class Model:
     signed: bool = False  # views: edge directions over a whole turn (features.SIGNED_BINS; not the network's)
     nudge: float = 0.0  # views: a doubtful die also cut this much of a side off centre four ways (reader.SURE)
     balanced: bool = False  # views: the lamp's colour divided out with the tray's (see white()), not kept
-    # the same dice compared the other way (views and maps), sharing the network: each die is read both
-    # ways and the two readings joined (both_ways), the second counting second_weight
+    # views: the same dice compared by their symbol maps too, sharing the network: each die is read both
+    # ways and the two readings joined (both_ways), the maps counting second_weight
     second: Model | None = field(default=None, repr=False)
     second_weight: float = 0.0
     # (protos, as float32 columns, their squared lengths, each class's columns): worked out once (_prototypes)
@@ -196,11 +200,16 @@ def gated(p: np.ndarray, q: np.ndarray, own_weight: float = 0.0, trust: float = 
     return out
 
 
-def both_ways(p: np.ndarray, q: np.ndarray, weight: float) -> np.ndarray:
-    """Class probabilities of dice read two ways, p and q (n, classes): their weighted geometric mean,
-    weight for q's, scaled to sum to one. A face both readings find likely stays likely; a face one
-    of them rules out is kept down, which an average would let through at half its sureness."""
-    out = np.maximum(p, 1e-12) ** (1 - weight) * np.maximum(q, 1e-12) ** weight
+def both_ways(views: np.ndarray, maps: np.ndarray, weight: float) -> np.ndarray:
+    """Class probabilities of dice read two ways, by their views and by their symbol maps (n, classes
+    each): their weighted geometric mean, weight for the maps', scaled to sum to one. A face both
+    readings find likely stays likely; a face one of them rules out is kept down, which an average
+    would let through at half its sureness. A bee and a ZomBee show one symbol in two colours
+    (COLOUR_ONLY): which of the two a die is, the maps alone say, as views barely see colour."""
+    out = np.maximum(views, 1e-12) ** (1 - weight) * np.maximum(maps, 1e-12) ** weight
+    pair = list(COLOUR_ONLY)
+    split = maps[:, pair] / np.maximum(maps[:, pair].sum(axis=1, keepdims=True), 1e-12)
+    out[:, pair] = out[:, pair].sum(axis=1, keepdims=True) * split
     return out / out.sum(axis=1, keepdims=True)
 
 
@@ -349,5 +358,8 @@ def _model(path: Path, data: dict) -> Model:
     if SECOND + "protos" in data:
         second = {k.removeprefix(SECOND): v for k, v in data.items() if k.startswith(SECOND)}
         model.second = replace(_model(path, second), net=net)
+        if (model.descriptor, model.second.descriptor) != ("views", "map"):  # both_ways joins views and maps
+            raise ModelError(f"model file {str(path)!r} compares {model.descriptor} and {model.second.descriptor}: "
+                             f"a model read both ways compares views first, then symbol maps")
         model.second_weight = float(np.clip(np.nan_to_num(data.get("second_weight", 0.0)), 0.0, 1.0))
     return model
