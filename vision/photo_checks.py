@@ -13,6 +13,7 @@ import numpy as np
 from companion.commands import DICE_FACES
 from companion.errors import ImageError
 
+from .confidence import without_own
 from .images import IMAGE_SUFFIXES, photo_files
 from .model import CLASSES, UNKNOWN
 
@@ -89,20 +90,22 @@ def left_out_doubts(truth: np.ndarray, files: list[Path], *ways: np.ndarray) -> 
     class distances as each way the model compares them sees them (views, maps); it takes every
     way to say so. A model that reads both ways refused a table's honey photo that its views alone
     put near the ZomBees, where its maps, which see the ZomBee's green, put it with the honey."""
+    rows = np.arange(len(truth))
+    ratios = []
+    for d in ways:
+        own = d[rows, truth]
+        others = without_own(d, truth)[:, :UNKNOWN].min(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratios.append(np.where(np.isfinite(own) & (own > 0), others / own, np.inf))
+    ratio = np.max(ratios, axis=0)  # every way must say so
+    like = without_own(ways[0], truth)[:, :UNKNOWN].argmin(axis=1)  # the face the first way names
     doubts = []
-    for i in range(len(truth)):
-        face, ratios, like = CLASSES[truth[i]], [], None
-        for d in ways:
-            own = d[i, truth[i]]
-            others = d[i, :UNKNOWN].copy()
-            others[truth[i]] = np.inf
-            ratios.append(others.min() / own if np.isfinite(own) and own > 0 else np.inf)
-            like = like or CLASSES[int(others.argmin())]  # the face the first way names
-        if max(ratios) < MIXED_RATIO:
-            raise CalibrationError(f"{str(files[i])!r}: mixed faces? a die there looks like {like}, not like "
+    for i in np.flatnonzero(ratio < DOUBT_RATIO):
+        face, other = CLASSES[truth[i]], CLASSES[like[i]]
+        if ratio[i] < MIXED_RATIO:
+            raise CalibrationError(f"{str(files[i])!r}: mixed faces? a die there looks like {other}, not like "
                                    f"the other photos of {face}; every die in {face}/ must show {face}")
-        if max(ratios) < DOUBT_RATIO:
-            # said before the weakest face's advice (report.report_lines): more photos would not mend it
-            doubts.append(f"check {face}/{files[i].name}: its die looks like {like}, not like the other photos of "
-                          f"{face}; if it shows {like}, move it to {like}/ and calibrate again")
+        # said before the weakest face's advice (report.report_lines): more photos would not mend it
+        doubts.append(f"check {face}/{files[i].name}: its die looks like {other}, not like the other photos of "
+                      f"{face}; if it shows {other}, move it to {other}/ and calibrate again")
     return doubts
