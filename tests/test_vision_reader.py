@@ -94,6 +94,23 @@ def test_the_default_model_does_not_guess_on_dice_it_never_saw(reader):
     assert sum(d.face == "unknown" for d in dice) >= 0.8 * len(dice)
 
 
+
+def test_the_default_model_is_rarely_sure_and_wrong_on_die_art_it_never_saw(reader):
+    """A round bee, a honeycomb cell and serif lettering (render.HELDOUT_ART) were never rendered for
+    training. The shipped network takes the cell's dark hollow for a bee's stripes at up to 1.0: 9 of
+    these 1500 dice were read surely and wrong before its prototypes had a say in naming the face
+    (train.OWN_WEIGHT), 4 since."""
+    sure = wrong = 0
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        rig = render.with_art(render.random_rig(rng, render.HELDOUT), render.HELDOUT_ART[seed % 2])
+        scene = render.render_scene(rng, rig, count=5)
+        dice = reader.read(scene.image).dice
+        for die, truth in zip(dice, match(dice, scene.dice)):
+            if die.face != "unknown" and die.confidence >= 0.9:
+                sure += 1
+                wrong += truth is None or not truth.readable or truth.face != die.face
+    assert sure >= 1000 and wrong <= 5
 def test_a_large_frame_is_read_at_the_size_the_reader_works_in():
     from vision.reader import WORK_SIDE, working
 
