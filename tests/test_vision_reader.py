@@ -94,7 +94,6 @@ def test_the_default_model_does_not_guess_on_dice_it_never_saw(reader):
     assert sum(d.face == "unknown" for d in dice) >= 0.8 * len(dice)
 
 
-
 def test_the_default_model_is_rarely_sure_and_wrong_on_die_art_it_never_saw(reader):
     """A round bee, a honeycomb cell and serif lettering (render.HELDOUT_ART) were never rendered for
     training. The shipped network takes the cell's dark hollow for a bee's stripes at up to 1.0: 9 of
@@ -111,6 +110,8 @@ def test_the_default_model_is_rarely_sure_and_wrong_on_die_art_it_never_saw(read
                 sure += 1
                 wrong += truth is None or not truth.readable or truth.face != die.face
     assert sure >= 1000 and wrong <= 5
+
+
 def test_a_large_frame_is_read_at_the_size_the_reader_works_in():
     from vision.reader import WORK_SIDE, working
 

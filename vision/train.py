@@ -42,7 +42,7 @@ TABLE_UNKNOWN = 0.02
 # sure and wrong 22 / 10 / 7 / 0 of 5901 / 5828 / 5667 / 4752 sure dice. bench/vision.py: held-out
 # art 97.80 -> 97.99 %, held-out trays 99.08 -> 99.26 %, touching blocks 97.69 -> 97.78 %
 OWN_WEIGHT = 0.5
-PROTOS_PER_CLASS = 500  # of each face: about 1 MB; they only decide "seen something like it before"
+PROTOS_PER_CLASS = 500  # of each face: about 1 MB; they say "seen something like it before", and vote (OWN_WEIGHT)
 
 
 def match(blobs, truths, reach: float = 0.5) -> list:
