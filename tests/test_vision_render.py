@@ -75,6 +75,33 @@ def test_rigs_draw_dice_of_several_makers_and_trays():
     assert held
 
 
+def test_every_training_symbol_style_draws_a_face_of_its_own():
+    from vision.art import BEES, HONEYS, MORE_BEES, MORE_HONEYS, MORE_ZZZS, ZZZS, Art
+    # a style drawn like another (or not at all) would widen nothing the network learns from
+    for face, field, styles in (("bee", "bee", BEES + MORE_BEES), ("honey", "honey", HONEYS + MORE_HONEYS),
+                                ("zzz", "zzz", ZZZS + MORE_ZZZS)):
+        drawn = {s: render.draw_face(face, art=Art(**{field: s})).astype(int) for s in styles}
+        for a in styles:
+            for b in styles:
+                if a < b:
+                    assert (np.abs(drawn[a] - drawn[b]).max(axis=2) > 60).mean() > 0.01, (face, a, b)
+        held = {getattr(art, field) for art in render.HELDOUT_ART}
+        assert not held & set(styles), face
+
+
+def test_only_the_networks_training_draws_the_wider_art():
+    from vision.art import MORE_BEES, MORE_HONEYS, MORE_ZZZS
+    from vision.train import LEARN
+    more = set(MORE_BEES + MORE_HONEYS + MORE_ZZZS)
+
+    def styles(cond):
+        arts = [render.random_rig(np.random.default_rng(s), cond).art for s in range(60)]
+        return {a.bee for a in arts} | {a.honey for a in arts} | {a.zzz for a in arts}
+
+    assert not styles(render.TRAIN) & more  # the bench's trays are drawn as before
+    assert styles(LEARN) >= more
+
+
 def test_art_changes_the_look_but_not_where_the_dice_land():
     rng_a, rng_b = np.random.default_rng(11), np.random.default_rng(11)
     rig = render.random_rig(rng_a)

@@ -3,7 +3,8 @@ model trained on rendered trays does not learn one renderer's habits.
 
 An `Art` is one die maker's style: body colour (black, smoky, navy, purple),
 symbol variants (bee, honey drop, Zzz lettering), symbol size, corner radius,
-bevel and gloss. `random_art` draws from the training styles only; HELDOUT_ART
+bevel and gloss. `random_art` draws from the training styles only (with
+`wider`, the MORE_ styles the default network also learns from); HELDOUT_ART
 holds symbol variants no training rig ever draws (a round bee, a honeycomb
 cell, serif lettering), so bench/vision.py can report how the default model
 does on dice it never saw. PIP_ART draws pip dice instead of ZomBee's symbols,
@@ -24,6 +25,11 @@ import numpy as np
 BEES = ("striped", "plain")
 HONEYS = ("drop", "round")
 ZZZS = ("simplex", "duplex", "small")
+# More styles for the default network's training only (random_art(wider=True)): the bench's trays stay
+# drawn as they were, so its figures compare with earlier ones
+MORE_BEES = ("plump",)
+MORE_HONEYS = ("outline", "shine")
+MORE_ZZZS = ("thin", "italic")
 BODIES = ((30, 30, 30), (22, 22, 24), (48, 30, 26), (44, 26, 40), (40, 40, 44))  # BGR: black, navy, purple, smoky
 TRAYS = ("plain", "plain", "wood", "felt", "cloth", "printed")
 
@@ -31,9 +37,9 @@ TRAYS = ("plain", "plain", "wood", "felt", "cloth", "printed")
 @dataclass(frozen=True)
 class Art:
     body: tuple[int, int, int] = (30, 30, 30)
-    bee: str = "striped"  # striped | plain | round (held out)
-    honey: str = "drop"  # drop | round | hexagon (held out)
-    zzz: str = "simplex"  # simplex | duplex | small | triplex (held out)
+    bee: str = "striped"  # striped | plain | plump | round (held out)
+    honey: str = "drop"  # drop | round | outline | shine | hexagon (held out)
+    zzz: str = "simplex"  # simplex | duplex | small | thin | italic | triplex (held out)
     scale: float = 1.0  # symbol size
     corner: int = 8  # corner radius = side // corner
     bevel: int = 58  # lightness of the rounded edge
@@ -67,10 +73,14 @@ def side_rng(rng: np.random.Generator) -> np.random.Generator:
     return np.random.default_rng(rng.bit_generator.state["state"]["state"] & 0xFFFFFFFFFFFF)
 
 
-def random_art(rng: np.random.Generator) -> Art:
+def random_art(rng: np.random.Generator, wider: bool = False) -> Art:
+    """A training style of die art; wider: the MORE_ styles too."""
     r = side_rng(rng)
-    return Art(body=BODIES[int(r.integers(len(BODIES)))], bee=str(r.choice(BEES)), honey=str(r.choice(HONEYS)),
-               zzz=str(r.choice(ZZZS)), scale=float(r.uniform(0.85, 1.15)), corner=int(r.integers(6, 13)),
+    bees, honeys, zzzs = BEES, HONEYS, ZZZS
+    if wider:
+        bees, honeys, zzzs = bees + MORE_BEES, honeys + MORE_HONEYS, zzzs + MORE_ZZZS
+    return Art(body=BODIES[int(r.integers(len(BODIES)))], bee=str(r.choice(bees)), honey=str(r.choice(honeys)),
+               zzz=str(r.choice(zzzs)), scale=float(r.uniform(0.85, 1.15)), corner=int(r.integers(6, 13)),
                bevel=int(r.integers(45, 80)), gloss=float(r.uniform(0, 0.6)), tray=str(r.choice(TRAYS)))
 
 
@@ -84,11 +94,13 @@ def bee(img, body, wing, s, style="striped"):
     mask = np.zeros((s, s), np.uint8)
     if style == "round":
         cv2.circle(mask, (c, c + int(6 * k)), int(17 * k), 255, -1)
+    elif style == "plump":  # a short, fat body with no head of its own
+        cv2.ellipse(mask, (c, c + int(6 * k)), (int(22 * k), int(19 * k)), 0, 0, 360, 255, -1)
     else:
         cv2.ellipse(mask, (c + int(3 * k), c + int(6 * k)), (int(24 * k), int(15 * k)), 0, 0, 360, 255, -1)
         cv2.circle(mask, (c - int(25 * k), c + int(6 * k)), int(8 * k), 255, -1)  # head
     stripes = np.zeros((s, s), np.uint8)
-    cuts = {"striped": (-6, 4, 14), "plain": (), "round": (-5, 6)}[style]
+    cuts = {"striped": (-6, 4, 14), "plain": (), "round": (-5, 6), "plump": (-9, 0, 9)}[style]
     for dx in cuts:  # dark stripes: what tells a bee from a honey drop, when the maker draws them
         x = c + int(dx * k)
         cv2.line(stripes, (x, 0), (x, s), 255, max(2, int(4 * k)))
@@ -108,24 +120,46 @@ def honey(img, colour, px, style="drop"):
         cv2.fillConvexPoly(img, pts, colour, cv2.LINE_AA)
         cv2.circle(img, (c, c), r // 2, (28, 28, 28), -1, cv2.LINE_AA)  # the cell's hollow
         return
-    cv2.circle(img, (c, cy if style == "drop" else c), r if style == "drop" else int(r * 1.25), colour, -1, cv2.LINE_AA)
-    if style == "drop":
-        pts = np.array([(c, c - 30 * px // 96), (c - r + 1, cy - 4), (c + r - 1, cy - 4)], np.int32)
-        cv2.fillConvexPoly(img, pts, colour, cv2.LINE_AA)
+    if style == "round":
+        cv2.circle(img, (c, c), int(r * 1.25), colour, -1, cv2.LINE_AA)
+        return
+    _drop(img, colour, c, cy, r, px)
+    if style == "outline":  # drawn as a thick line round a drop of the body's colour
+        k = 0.55
+        _drop(img, tuple(int(v) for v in img[2, 2]), c, int(cy + (1 - k) * 4), int(r * k), px, k)
+    elif style == "shine":  # a lamp's reflection printed on the drop
+        cv2.ellipse(img, (c - r // 3, cy - r // 4), (max(2, r // 4), max(2, r // 2)), 30, 0, 360, (225, 240, 250), -1,
+                    cv2.LINE_AA)
+
+
+def _drop(img, colour, c, cy, r, px, k=1.0):
+    cv2.circle(img, (c, cy), r, colour, -1, cv2.LINE_AA)
+    tip = int(cy - (cy - (c - 30 * px // 96)) * k)
+    pts = np.array([(c, tip), (c - r + 1, cy - 4), (c + r - 1, cy - 4)], np.int32)
+    cv2.fillConvexPoly(img, pts, colour, cv2.LINE_AA)
 
 
 _FONTS = {"simplex": cv2.FONT_HERSHEY_SIMPLEX, "duplex": cv2.FONT_HERSHEY_DUPLEX,
-          "triplex": cv2.FONT_HERSHEY_TRIPLEX, "small": cv2.FONT_HERSHEY_SIMPLEX}
+          "triplex": cv2.FONT_HERSHEY_TRIPLEX, "small": cv2.FONT_HERSHEY_SIMPLEX,
+          "thin": cv2.FONT_HERSHEY_PLAIN, "italic": cv2.FONT_HERSHEY_DUPLEX}
 
 
 def zzz(img, colour, px, style="simplex"):
     c = px // 2
     text = "zzz" if style == "small" else "Zzz"
-    scale = px / 96 * (1.3 if style == "small" else 1.1)
+    scale = px / 96 * {"small": 1.3, "thin": 2.2}.get(style, 1.1)  # the plain Hershey font is drawn half size
     thick = max(2, 5 * px // 96)
     font = _FONTS[style]
     (tw, th), _ = cv2.getTextSize(text, font, scale, thick)
-    cv2.putText(img, text, (c - tw // 2, c + th // 2), font, scale, colour, thick, cv2.LINE_AA)
+    if style != "italic":
+        cv2.putText(img, text, (c - tw // 2, c + th // 2), font, scale, colour, thick, cv2.LINE_AA)
+        return
+    # OpenCV's FONT_ITALIC leaves the duplex font upright: the letters are slanted by hand instead
+    ink = np.zeros(img.shape[:2], np.uint8)
+    cv2.putText(ink, text, (c - tw // 2, c + th // 2), font, scale, 255, thick, cv2.LINE_AA)
+    ink = cv2.warpAffine(ink, np.float32([[1, -0.25, 0.25 * c], [0, 1, 0]]), (px, px))
+    a = ink[..., None].astype(np.float32) / 255
+    img[:] = (img * (1 - a) + np.float32(colour) * a).astype(np.uint8)
 
 
 def pips(img, colour, px, n: int):

@@ -49,12 +49,13 @@ def net_proba(net: dict, maps: np.ndarray, extra: np.ndarray, views: np.ndarray 
 
 
 def fit_net(maps: np.ndarray, extra: np.ndarray, y: np.ndarray, classes: int, *, views: np.ndarray | None = None,
-            seed: int = 0, hidden: int = 64, epochs: int = 400, turns: int = 3, prior=None) -> dict:
+            seed: int = 0, hidden: int = 64, epochs: int = 400, turns: int = 3, prior=None, l2: float = 1e-4) -> dict:
     """A network for maps and statistics, and edge directions too when views are given.
 
     Every class weighs the same in training, so the answers assume each is equally common. prior:
     how common each class is where the network will read (shares summing to 1); the output layer's
-    bias is moved by log(prior x classes), which is Bayes' rule with those shares instead."""
+    bias is moved by log(prior x classes), which is Bayes' rule with those shares instead. l2: how
+    hard the weights are pulled towards zero (weight decay)."""
     rng = np.random.default_rng(seed)
     hog = HOG_DIM if views is not None else 0
     all8 = _inputs(maps, extra, views, hog)
@@ -76,7 +77,7 @@ def fit_net(maps: np.ndarray, extra: np.ndarray, y: np.ndarray, classes: int, *,
     params = [p.astype(np.float32) for p in params]
     m1 = [np.zeros_like(p) for p in params]
     m2 = [np.zeros_like(p) for p in params]
-    lr, l2 = 0.01, 1e-4
+    lr = 0.01
     for t in range(1, epochs + 1):
         w1, b1, w2, b2 = params
         z = np.tanh(xs @ w1 + b1)

@@ -65,6 +65,7 @@ class Conditions:
     touching: float = 0.5
     clusters: float = 0.0  # of touching groups: a 2x2 block, an L, corner to corner, not a straight row
     distort: float = 0.0  # how far each die's symbol may be drawn turned, stretched, sheared (art.distort)
+    wider_art: bool = False  # draw the art's MORE_ symbol styles too (the default network's training)
 
 
 TRAIN = Conditions()
@@ -110,7 +111,7 @@ def random_rig(rng: np.random.Generator, cond: Conditions = TRAIN) -> Rig:
         brightness=u(*cond.brightness), corners=tuple((u(-tilt, tilt), u(-tilt, tilt)) for _ in range(4)),
         yellow=(int(u(10, 60)), int(u(185, 225)), int(u(225, 255))),
         green=(int(u(40, 90)), int(u(165, 205)), int(u(40, 90))),
-        blur=u(*cond.blur), conditions=cond, art=random_art(rng),
+        blur=u(*cond.blur), conditions=cond, art=random_art(rng, cond.wider_art),
     )
 
 
