@@ -4,10 +4,11 @@ from dataclasses import replace
 import numpy as np
 
 from vision import render
+from vision.cnn import looks
 from vision.detect import detect
 from vision.features import PATCH, SOFTEN, VIEW_PATCH, crop, deglared, die_features, die_views, views_of
 from vision.model import CLASSES, load_model
-from vision.symbol import symbol_features
+from vision.symbol import dice_patches, symbol_features
 
 
 def _one_die(face, angle, quarter_seed, lamp=True):
@@ -20,7 +21,8 @@ def _one_die(face, angle, quarter_seed, lamp=True):
     assert len(det.dice) == 1
     b = det.dice[0]
     return (die_features(scene.image, b, det.side, det.tray)[None], symbol_features(scene.image, b, det.side, det.tray)[None],
-            die_views(scene.image, b, det.side, det.tray)[None])
+            die_views(scene.image, b, det.side, det.tray)[None],
+            looks(dice_patches(scene.image, [b], det.side), det.tray))
 
 
 def test_a_die_turned_any_way_reads_the_same():
@@ -29,7 +31,8 @@ def test_a_die_turned_any_way_reads_the_same():
         for angle, seed in ((0.1, 1), (0.6, 2), (1.2, 3), (2.9, 4)):
             # no lamp in the face: this is about turning (glare is measured in bench/vision.py; a round
             # honey drop with a white glare spot in its middle can pass for a bee with white wings)
-            proba = model.predict_proba(*_one_die(face, angle, seed, lamp=False))[0]
+            x, extra, views, seen = _one_die(face, angle, seed, lamp=False)
+            proba = model.predict_proba(x, extra, views, looks=seen)[0]
             assert CLASSES[int(proba.argmax())] == face, (face, angle)
 
 

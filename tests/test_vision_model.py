@@ -6,6 +6,7 @@ import pytest
 
 from companion.errors import ConfigError
 from vision import model as vm
+from vision.cnn import SIDE
 
 
 def _statistics(m):
@@ -23,7 +24,8 @@ def test_default_model_loads_quickly_and_is_versioned():
         assert int(z["format_version"]) == vm.FORMAT_VERSION
     extra = np.zeros((2, _statistics(m)), np.float32) if m.needs_symbols else None
     views = np.zeros((2, 8, vm.WIDTH[m.descriptor]), np.float32) if m.needs_views else None
-    assert m.predict_proba(np.zeros((2, vm.DIM), np.float32), extra, views).shape == (2, len(vm.CLASSES))
+    looks = np.zeros((2, SIDE, SIDE, 3), np.float32) if m.needs_looks else None
+    assert m.predict_proba(np.zeros((2, vm.DIM), np.float32), extra, views, looks=looks).shape == (2, len(vm.CLASSES))
 
 
 def test_round_trip_keeps_predictions(tmp_path):
@@ -42,8 +44,10 @@ def test_round_trip_keeps_predictions(tmp_path):
     x = rng.normal(0, 0.1, (5, vm.DIM)).astype(np.float32)  # the maps the network reads
     views = (m.protos[:5, None] + rng.normal(0, 0.02, (5, 8, m.protos.shape[1]))).astype(np.float32)
     extra = rng.normal(size=(5, _statistics(m))).astype(np.float32) if m.needs_symbols else None
-    assert np.allclose(m.predict_proba(x, extra, views), back.predict_proba(x, extra, views), atol=1e-3)
-    assert back.needs_symbols == m.needs_symbols
+    looks = rng.uniform(0, 1, (5, SIDE, SIDE, 3)).astype(np.float32) if m.needs_looks else None
+    assert np.allclose(m.predict_proba(x, extra, views, looks=looks), back.predict_proba(x, extra, views, looks=looks),
+                       atol=1e-3)
+    assert back.needs_symbols == m.needs_symbols and back.needs_looks == m.needs_looks
     assert back.side == pytest.approx(31.5) and back.dark == pytest.approx(1.45)
     assert back.shrink == pytest.approx(0.35) and back.soften == pytest.approx(0.6)
     assert back.nudge == pytest.approx(0.03)

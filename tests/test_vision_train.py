@@ -1,14 +1,16 @@
 import numpy as np
 
+from vision.cnn import SIDE
 from vision.model import CLASSES
 from vision.render import DieTruth
 from vision.train import build_default, label_of, match
 
 
 def test_training_from_the_renderer_is_deterministic():
-    a, xa, ea, ya, va = build_default(scenes=10, workers=1, per_class=5, epochs=20)
-    b, xb, eb, yb, vb = build_default(scenes=10, workers=1, per_class=5, epochs=20)
+    a, xa, ea, ya, va, ca = build_default(scenes=10, workers=1, per_class=5, epochs=20, crop_epochs=0)
+    b, xb, eb, yb, vb, cb = build_default(scenes=10, workers=1, per_class=5, epochs=20, crop_epochs=0)
     assert np.array_equal(xa, xb) and np.array_equal(ya, yb) and np.array_equal(ea, eb) and np.array_equal(va, vb)
+    assert np.array_equal(ca, cb) and ca.shape == (len(ya), SIDE, SIDE, 3) and a.cnn is None
     assert np.array_equal(a.protos, b.protos) and (a.scale, a.radius) == (b.scale, b.radius)
     assert all(np.array_equal(a.net[k], b.net[k]) for k in a.net)
     assert set(ya) <= set(range(len(CLASSES)))

@@ -30,6 +30,8 @@ import numpy as np
 from companion.commands import DICE_FACES
 from companion.errors import ConfigError
 
+from .cnn import KEYS as CROP_KEYS
+from .cnn import crop_proba, damaged, joined
 from .features import DIM, VIEW_DIM, dihedral, view_dim
 from .net import KEYS as NET_KEYS
 from .net import edges_read, net_proba
@@ -68,6 +70,7 @@ class Model:
     threshold: float = 0.5  # below this confidence a face is reported as unknown
     report: dict | None = field(default=None)  # calibration quality report (see report.quality)
     net: dict | None = field(default=None, repr=False)  # ZomBee network (net.py): tells faces apart
+    cnn: dict | None = field(default=None, repr=False)  # the default's crop network (cnn.py): a second opinion on it
     descriptor: str = "map"  # "map": symbol maps (features.face_map); "views": features.views
     neighbours: int = 1  # prototypes of a face that are averaged (squared) into its distance
     own_weight: float = 0.0  # with a network: how much the prototypes' own choice of face counts (see gated)
@@ -88,6 +91,11 @@ class Model:
         """True when predict_proba takes features.die_views of each die, (n, 8, VIEW_DIM): the
         prototypes compare views, or the network reads their edge directions."""
         return self.descriptor == "views" or (self.net is not None and edges_read(self.net) > 0)
+
+    @property
+    def needs_looks(self) -> bool:
+        """True when predict_proba also wants each die's crop as the crop network sees it (cnn.looks)."""
+        return self.net is not None and self.cnn is not None
 
     @property
     def needs_symbols(self) -> bool:
@@ -146,13 +154,15 @@ class Model:
         return self.distances(views if self.descriptor == "views" else x)
 
     def predict_proba(self, x: np.ndarray, extra: np.ndarray | None = None, views: np.ndarray | None = None,
-                      net_views: np.ndarray | None = None, near: np.ndarray | None = None) -> np.ndarray:
+                      net_views: np.ndarray | None = None, near: np.ndarray | None = None,
+                      looks: np.ndarray | None = None) -> np.ndarray:
         """Class probabilities of dice with symbol maps x (and views, for a model that compares views
         or whose network reads edge directions). With a network, the prototypes say how likely the
         die is one of the faces at all (near enough to something taught), the network which one,
         together with the prototypes' own choice when own_weight is set (see gated). net_views: the
         network's views when they differ from the prototypes' (unblurred and unsigned, see soften). near:
-        the dice's class distances when they are already worked out (self.near), perhaps over more cuts."""
+        the dice's class distances when they are already worked out (self.near), perhaps over more cuts.
+        looks: each die's crop (cnn.looks), for a model whose crop network joins the network's answer."""
         if self.needs_views and views is None:
             raise ValueError("this model compares views of each die (features.die_views)")
         p = self.proba(self.near(x, views) if near is None else near)
@@ -160,8 +170,12 @@ class Model:
             return p
         if extra is None:
             raise ValueError("this model also needs the symbol statistics of each die (symbol.symbol_features)")
-        return gated(p, net_proba(self.net, x, extra, views if net_views is None else net_views), self.own_weight,
-                     self.net_trust)
+        q = net_proba(self.net, x, extra, views if net_views is None else net_views)
+        if self.cnn is not None:
+            if looks is None:
+                raise ValueError("this model also reads each die's crop (cnn.looks of symbol.dice_patches)")
+            q = joined(q, crop_proba(self.cnn, looks), COLOUR_ONLY)
+        return gated(p, q, self.own_weight, self.net_trust)
 
 
 def white(tray: np.ndarray, calibrated: np.ndarray | None = None) -> np.ndarray:
@@ -233,6 +247,8 @@ def save_model(model: Model, path) -> None:
         arrays["report"] = np.array(json.dumps(model.report, sort_keys=True))
     if model.net is not None:
         arrays.update({"net_" + k: v for k, v in model.net.items()})
+    if model.cnn is not None:  # older readers ignore these keys and read with the first network alone
+        arrays.update({"cnn_" + k: model.cnn[k] for k in CROP_KEYS})
     if model.second is not None:  # older readers ignore these keys and read the first way alone
         arrays.update({SECOND + k: v for k, v in _arrays(model.second).items()})
         arrays["second_weight"] = np.array(model.second_weight, np.float32)
@@ -339,11 +355,14 @@ def _model(path: Path, data: dict) -> Model:
                 or net["w1"].shape[1] != net["w2"].shape[0] or net["w2"].shape[1] != len(CLASSES) \
                 or not 0 <= edges_read(net) <= WIDTH["views"]:
             raise ModelError(f"model file {str(path)!r} has a damaged network")
+    cnn = {k: data.get("cnn_" + k) for k in CROP_KEYS} if "cnn_c1w" in data else None
+    if cnn is not None and (net is None or damaged(cnn, len(CLASSES))):
+        raise ModelError(f"model file {str(path)!r} has a damaged crop network")
     model = Model(protos, labels, scale=float(data["scale"]), radius=float(data["radius"]),
                  kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),
                  dark=float(data.get("dark", 1.0)), shrink=float(np.clip(data.get("shrink", 1.0), 0.05, MAX_LARGER)),
                  background=background, tray_colour=tray_colour,
-                 threshold=float(data.get("threshold", 0.5)), report=report, net=net, descriptor=descriptor,
+                 threshold=float(data.get("threshold", 0.5)), report=report, net=net, cnn=cnn, descriptor=descriptor,
                  neighbours=max(1, int(data.get("neighbours", 1))),
                  own_weight=float(np.clip(data.get("own_weight", 0.0), 0.0, 1.0)),
                  net_trust=float(np.clip(np.nan_to_num(data.get("net_trust", 0.0)), 0.0, 1.0)),

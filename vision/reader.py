@@ -10,13 +10,14 @@ import numpy as np
 from companion.events import N_
 
 from .clusters import DEFAULT_SIDE
+from .cnn import looks
 from .counting import count_check
 from .detect import DARKER, Detection, detect, size_off
 from .features import dice_maps, dice_views
 from .images import check_frame, resized
 from .model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, load_model, surer_face
 from .net import edges_read
-from .symbol import dice_symbols
+from .symbol import dice_patches, dice_symbols
 
 
 @dataclass(frozen=True)
@@ -274,17 +275,19 @@ class DiceReader:
         """probs of the dice in todo that read less surely than SURE, read again from five cuts each, the
         one read and four nudged off centre (model.Model.nudge), then once with a lamp's streaks taken
         down (GLARE_SURE), in place. read: the maps, symbol statistics, views and network views of todo
-        (None where the model takes none), and their class distances (model.Model.near)."""
+        (None where the model takes none), their class distances (model.Model.near) and their crops as the
+        crop network sees them (None without one)."""
         again = np.flatnonzero((probs.argmax(axis=1) == UNKNOWN) | (probs.max(axis=1) < SURE))
         if not len(again):
             return
-        x, extra, views, net_views, near = (None if a is None else a[again] for a in read)
+        x, extra, views, net_views, near, seen_as = (None if a is None else a[again] for a in read)
         cuts = dice_views(frame, [todo[i] for i in again], det.side, det.tray, self.model.white(det.tray),
                           self.model.soften, self.model.signed, self.model.nudge, deglare=True)
         # each class as near as the nearest of the five cuts; the one read is not compared again
         five = self.model.predict_proba(x, extra, views, net_views,
-                                        np.minimum(near, self.model.distances(cuts[:, :-8])))
-        clean = self.model.predict_proba(x, extra, cuts[:, -8:], net_views)  # the last cut's 8 turns: deglared
+                                        np.minimum(near, self.model.distances(cuts[:, :-8])), seen_as)
+        # the last cut's 8 turns: deglared
+        clean = self.model.predict_proba(x, extra, cuts[:, -8:], net_views, looks=seen_as)
         probs[again] = surer_face(five, clean, GLARE_SURE, SURE - 0.01)
 
     @staticmethod
@@ -292,14 +295,13 @@ class DiceReader:
         """(maps, symbol statistics, views, network views) of the dice todo as model reads them (None
         where it takes none). have: those already worked out for these dice, by kind, and added to."""
         def once(key, make):
-            if key not in have:
-                have[key] = make()
-            return have[key]
+            return _once(have, key, make)
         x = extra = views = net_views = None
         if not model.needs_views or model.net is not None:  # the maps: compared, or the network's
             x = once("maps", lambda: dice_maps(frame, todo, det.side, det.tray))
         if model.needs_symbols:
-            extra = once("symbols", lambda: dice_symbols(frame, todo, det.side, det.tray))
+            extra = once("symbols", lambda: dice_symbols(frame, todo, det.side, det.tray,
+                                                         _patches(frame, det, todo, have)))
         if model.needs_views:
             light = model.white(det.tray)
             views = once(("views", model.balanced, model.soften, model.signed), lambda: dice_views(
@@ -310,6 +312,13 @@ class DiceReader:
                                  lambda: dice_views(frame, todo, det.side, det.tray, light))
         return x, extra, views, net_views
 
+    @staticmethod
+    def _looks(model: Model, frame: np.ndarray, det: Detection, todo: list, have: dict) -> np.ndarray | None:
+        """Each die of todo as model's crop network sees it (cnn.looks), or None when it has none."""
+        if not model.needs_looks:
+            return None
+        return _once(have, "looks", lambda: looks(_patches(frame, det, todo, have), det.tray))
+
     def classify(self, frame: np.ndarray, det: Detection, seen: dict | None = None) -> list[Die]:
         """The face of each die det found in frame. seen: dice of this frame already read, by blob
         (read again otherwise); the ones read here are added to it."""
@@ -318,13 +327,15 @@ class DiceReader:
         if todo:
             have = {}
             x, extra, views, net_views = read = self._features(self.model, frame, det, todo, have)
+            seen_as = self._looks(self.model, frame, det, todo, have)
             near = self.model.near(x, views)
-            probs = self.model.predict_proba(*read, near)
+            probs = self.model.predict_proba(*read, near, seen_as)
             if self.model.nudge and self.model.descriptor == "views":
-                self._nudged(frame, det, todo, probs, (x, extra, views, net_views, near))
+                self._nudged(frame, det, todo, probs, (x, extra, views, net_views, near, seen_as))
             if self.model.second is not None:
                 probs = both_ways(probs, self.model.second.predict_proba(
-                    *self._features(self.model.second, frame, det, todo, have)), self.model.second_weight)
+                    *self._features(self.model.second, frame, det, todo, have),
+                    looks=self._looks(self.model.second, frame, det, todo, have)), self.model.second_weight)
             for b, p in zip(todo, probs):
                 k = int(p.argmax())
                 face, conf = CLASSES[k], float(p[k])
@@ -332,6 +343,18 @@ class DiceReader:
                     face = "unknown"  # not sure enough to tell the game a face
                 seen[b] = Die(face, int(round(b.x)), int(round(b.y)), conf, b.box)
         return [seen[b] for b in det.dice]
+
+
+def _once(have: dict, key, make):
+    """have[key], made first when it is not there: what one frame's dice need is worked out once."""
+    if key not in have:
+        have[key] = make()
+    return have[key]
+
+
+def _patches(frame: np.ndarray, det: Detection, todo: list, have: dict) -> np.ndarray:
+    """The symbol crops of the dice todo (symbol.dice_patches), cut once for the statistics and the crop network."""
+    return _once(have, "patches", lambda: dice_patches(frame, todo, det.side))
 
 
 def scaled(d: Die, k: float) -> Die:

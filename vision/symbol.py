@@ -138,7 +138,14 @@ def symbol_features(frame: np.ndarray, blob, side: float, tray: np.ndarray) -> n
     return dice_symbols(frame, [blob], side, tray)[0]
 
 
-def dice_symbols(frame: np.ndarray, blobs, side: float, tray: np.ndarray) -> np.ndarray:
-    """symbol_features of each blob's die in frame, (n, features)."""
-    patches = np.stack([crop(frame, b.x, b.y, side, b.angle, 1.05, PATCH) for b in blobs])
+def dice_patches(frame: np.ndarray, blobs, side: float) -> np.ndarray:
+    """The crop of each blob's die that its statistics are made from, square to its edges: (n, PATCH, PATCH, 3).
+    The crop network (cnn.py) reads the same crops."""
+    return np.stack([crop(frame, b.x, b.y, side, b.angle, 1.05, PATCH) for b in blobs])
+
+
+def dice_symbols(frame: np.ndarray, blobs, side: float, tray: np.ndarray,
+                 patches: np.ndarray | None = None) -> np.ndarray:
+    """symbol_features of each blob's die in frame, (n, features). patches: their dice_patches, when cut already."""
+    patches = dice_patches(frame, blobs, side) if patches is None else patches
     return features_of(patches, tray, [(b.fill, b.aspect, b.area / (side * side)) for b in blobs])
