@@ -90,11 +90,17 @@ def fit_net(maps: np.ndarray, extra: np.ndarray, y: np.ndarray, classes: int, *,
         grads = [xs.T @ gz + l2 * w1, gz.sum(0), z.T @ g + l2 * w2, g.sum(0)]
         _adam(params, grads, m1, m2, t, lr)
     if prior is not None:
-        params[3] = params[3] + np.log(np.asarray(prior, np.float32) * classes)
+        params[3] = with_prior(params[3], prior)
     net = dict(zip(KEYS, [mean.astype(np.float32), std.astype(np.float32)] + [p.astype(np.float32) for p in params]))
     if hog:
         net["hog"] = np.array(hog, np.int32)
     return net
+
+
+def with_prior(bias: np.ndarray, prior) -> np.ndarray:
+    """An output layer's bias learned with every class weighing the same, moved by log(prior x classes):
+    Bayes' rule with prior's shares of each class instead (fit_net's and train_crop.fit_crop's prior)."""
+    return bias + np.log(np.asarray(prior, np.float32) * len(bias))
 
 
 def _adam(params: list, grads: list, m1: list, m2: list, t: int, lr: float) -> None:

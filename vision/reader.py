@@ -294,22 +294,20 @@ class DiceReader:
     def _features(model: Model, frame: np.ndarray, det: Detection, todo: list, have: dict) -> tuple:
         """(maps, symbol statistics, views, network views) of the dice todo as model reads them (None
         where it takes none). have: those already worked out for these dice, by kind, and added to."""
-        def once(key, make):
-            return _once(have, key, make)
         x = extra = views = net_views = None
         if not model.needs_views or model.net is not None:  # the maps: compared, or the network's
-            x = once("maps", lambda: dice_maps(frame, todo, det.side, det.tray))
+            x = _once(have, "maps", lambda: dice_maps(frame, todo, det.side, det.tray))
         if model.needs_symbols:
-            extra = once("symbols", lambda: dice_symbols(frame, todo, det.side, det.tray,
-                                                         _patches(frame, det, todo, have)))
+            extra = _once(have, "symbols", lambda: dice_symbols(frame, todo, det.side, det.tray,
+                                                                _patches(frame, det, todo, have)))
         if model.needs_views:
             light = model.white(det.tray)
-            views = once(("views", model.balanced, model.soften, model.signed), lambda: dice_views(
+            views = _once(have, ("views", model.balanced, model.soften, model.signed), lambda: dice_views(
                 frame, todo, det.side, det.tray, light, model.soften, model.signed))
             if (model.soften or model.signed or model.nudge) and model.net is not None and edges_read(model.net):
                 # the network learned unblurred, unsigned edges of one cut
-                net_views = once(("views", model.balanced, 0.0, False),
-                                 lambda: dice_views(frame, todo, det.side, det.tray, light))
+                net_views = _once(have, ("views", model.balanced, 0.0, False),
+                                  lambda: dice_views(frame, todo, det.side, det.tray, light))
         return x, extra, views, net_views
 
     @staticmethod

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .cnn import LAYERS, SIDE
+from .net import with_prior
 
 WIDTH = 16  # filters of the first convolution; each later one has twice as many
 HIDDEN = 64
@@ -82,5 +83,5 @@ def fit_crop(seen: np.ndarray, y: np.ndarray, classes: int, *, prior=None, seed:
         out[f"d{i}w"], out[f"d{i}b"] = m.weight, m.bias
     out = {k: v.detach().numpy().astype(np.float32) for k, v in out.items()}
     if prior is not None:
-        out["d2b"] = out["d2b"] + np.log(np.asarray(prior, np.float32) * classes)
+        out["d2b"] = with_prior(out["d2b"], prior)
     return out
