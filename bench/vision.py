@@ -48,14 +48,14 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from vision import model as vmodel  # noqa: E402
-from vision import render  # noqa: E402
-from vision.art import PIP_ART, PIP_FACES, UNTAUGHT  # noqa: E402
-from vision.calibrate import CalibrationError, calibrate  # noqa: E402
+from vision.name import model as vmodel  # noqa: E402
+from vision.demo import render  # noqa: E402
+from vision.demo.art import PIP_ART, PIP_FACES, UNTAUGHT  # noqa: E402
+from vision.teach.calibrate import CalibrationError, calibrate  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
 from vision.settle import Settler  # noqa: E402
-from vision.synthetic import SyntheticCamera  # noqa: E402
-from vision.train import match  # noqa: E402
+from vision.demo.synthetic import SyntheticCamera  # noqa: E402
+from tools.train import match  # noqa: E402
 
 from dice_photos import SURE, bench_photos, sure_line  # noqa: E402  (bench/, beside this script)
 from other_dice import bench_other  # noqa: E402

@@ -3,7 +3,7 @@ with the corrected faces, to be learned when someone taps "Learn from correction
 
 A correction is a roll entered on a phone (a) after the camera asked to check the dice, or (b) after
 an undo of the camera's own roll. The frame is the one the camera read; its dice are matched to the
-corrected faces only when that is unambiguous (vision.captures.match_corrections).
+corrected faces only when that is unambiguous (vision.teach.captures.match_corrections).
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class CorrectionWatcher:
         self._doubted = self._camera_roll = None  # the game went on: nothing left to correct
 
     def keep(self, frame, reading, faces: list[str]) -> int:
-        from vision.captures import match_corrections
+        from vision.teach.captures import match_corrections
 
         matched = match_corrections(reading.faces, faces)
         if matched is None:

@@ -53,8 +53,8 @@ def demo_camera() -> Any:
     """The demo's tray: one steady, well-lit rig (the same table every time), fresh rolls each time."""
     import numpy as np
 
-    from vision.render import random_rig
-    from vision.synthetic import SyntheticCamera
+    from vision.demo.render import random_rig
+    from vision.demo.synthetic import SyntheticCamera
 
     camera = SyntheticCamera(rig=random_rig(np.random.default_rng(DEMO_TABLE)), realtime=True, fps=DEMO_FPS)
     camera.look = DEMO_LOOK  # the same steady lamp every time, so the camera view does not report glare

@@ -71,15 +71,15 @@ def settings_from(args: argparse.Namespace, environ=os.environ) -> tuple[Setting
 
 def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | None = None) -> dict[str, Any]:
     """Open everything `companion run` needs; returns the parts so they can be stopped in order.
-    teach_options: vision.teach.Teacher's keywords (tests use smaller calibrations)."""
+    teach_options: vision.teach.wizard.Teacher's keywords (tests use smaller calibrations)."""
     from hw.panel import Panel, pin_factory_for
     from hw.pins import coerce
     from vision.reader import DiceReader
     from vision.settle import Settler
-    from vision.captures import DiceStore
-    from vision.teach import Teacher
+    from vision.teach.captures import DiceStore
+    from vision.teach.wizard import Teacher
     from vision.tray import RollTracker, TrayWatcher
-    from vision.view import CameraView
+    from vision.camera.view import CameraView
 
     from web import create_app
 
@@ -165,7 +165,7 @@ class StartCamera:
 
     def __init__(self, spec: str, origin: str, opener: Callable[[str], Any] | None = None, required: bool = True,
                  warn: Callable[[str], Any] | None = None):
-        from vision.sources import SPECS, UnknownSource, open_source
+        from vision.camera.sources import SPECS, UnknownSource, open_source
 
         self.spec, self._open, self._first = spec, opener or open_source, None
         try:
@@ -205,8 +205,8 @@ def _warn(line: str) -> None:
 def taught_model(store: Any, settings: Settings, explicit: bool):
     """The model to read with: --model on the command line, else the one taught from the phone (the
     data folder's, so it survives restarts), else the config's model, else the shipped one."""
-    from vision.captures import DEFAULT
-    from vision.model import ModelError
+    from vision.teach.captures import DEFAULT
+    from vision.name.model import ModelError
 
     current = store.current()
     if explicit or current == DEFAULT:

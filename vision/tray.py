@@ -22,7 +22,7 @@ from companion.legal import allows, of_kind
 from companion.notices import CameraStatus, DiceStatus, NoticeKind
 from companion.zombee_dice import DICE
 
-from .latest import LatestFrame
+from .camera.latest import LatestFrame
 from .reader import LOOK_SMALLER, Reading
 
 IDLE_S = 0.2  # how often an idle camera looks whether a ZomBee game has begun

@@ -25,17 +25,17 @@ import numpy as np
 
 from companion.commands import DICE_FACES
 
-from .clusters import MIN_SIDE
-from .confidence import fit_confidence, log_likelihood, sure_means_sure, untaught_unknown
-from .detect import detect
+from ..find.clusters import MIN_SIDE
+from ..name.confidence import fit_confidence, log_likelihood, sure_means_sure, untaught_unknown
+from ..find.detect import detect
 from . import adapt
 from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
-from .features import NUDGE, PATCH, SOFTEN, VIEW_PATCH
-from .images import read_image
-from .model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, gated, load_model, white
-from .net import edges_read
+from ..cut.features import NUDGE, PATCH, SOFTEN, VIEW_PATCH
+from ..images import read_image
+from ..name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, gated, load_model, white
+from ..name.net import edges_read
 from .photo_checks import CalibrationError, check_copies, check_mixed, left_out_doubts, photo_ids, photos
-from .reader import WORK_SIDE, DiceReader
+from ..reader import WORK_SIDE, DiceReader
 from .report import quality
 from .sizing import SMALLEST, at_die_size
 

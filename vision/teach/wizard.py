@@ -19,8 +19,8 @@ from companion.commands import DICE_FACES
 from companion.errors import CompanionError, ImageError
 
 from .captures import DEFAULT, STEPS, DiceStore
-from .latest import LatestFrame
-from .model import Model
+from ..camera.latest import LatestFrame
+from ..name.model import Model
 
 SUGGESTED = {**{f: 5 for f in DICE_FACES}, "empty": 3}
 SURE = 0.9  # a die read this surely as another face is not the step's face
