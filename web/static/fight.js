@@ -67,15 +67,23 @@
         .map((n) => dieButton(n, () => fix(n)))));
   }
 
+  /* Below the heroes: who may start a fight (the glance above stays on the first screen). On top, while
+     a fight is open or the camera's last roll may be corrected: the fight itself. */
   TC.renderFight = function (s) {
     const box = clear($("zoo-fight"));
     const f = s.fight;
     const open = TC.legalOf(s, "fight").filter((m) => !("roll" in m));
-    TC.show("zoo-fight", !s.over && (!!f || open.length > 0));
+    const fighters = clear($("zoo-fighters"));
+    TC.show("zoo-fighters", !s.over && open.length > 0);
+    if (open.length) {
+      fighters.append(el("h3", { text: TC.t("Who fights a zombie?") }),
+        el("div", { class: "row" }, ...open.map((m) => button(m.player, () => send(m), "fight-hero"))));
+    }
+    const fix = s.over ? null : correction(s);
+    TC.show("zoo-fight", !s.over && (!!f || !!fix));
     if (s.over) return;
     if (!f) {
-      box.append(el("h3", { text: TC.t("Who fights a zombie?") }),
-        el("div", { class: "row" }, ...open.map((m) => button(m.player, () => send(m), "fight-hero"))));
+      // only the correction of the camera's roll that ended the fight
     } else if (f.roll === null) {
       box.append(el("p", { class: "fight-now", text: TC.t("{name} fights a zombie: roll the die.", { name: f.player }) }),
         el("p", { class: "muted", text: TC.t("The camera reads the die; without it, tap what it shows:") }),
@@ -95,8 +103,8 @@
       }
       box.append(el("p", { class: "fight-now", text: choiceWords(s, f) }), row);
     }
-    const fix = correction(s);
     if (fix) box.append(fix);
-    box.append(el("p", { id: "fight-msg", class: "fight-msg", role: "status", hidden: true }));
+    const msg = el("p", { id: "fight-msg", class: "fight-msg", role: "status", hidden: true });
+    (f || fix ? box : fighters).append(msg);
   };
 })(window.TC);
