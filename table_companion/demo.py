@@ -15,7 +15,8 @@ DEMO_FPS = 10  # rendering a bouncing frame takes ~80 ms here: 10 fps keeps the 
 
 
 class DemoRoller:
-    """The demo's virtual player: rolls the synthetic camera's dice when Roll is pressed.
+    """The demo's virtual player: rolls the synthetic camera's dice when Roll is pressed (in a Zombie Zoo
+    game, one pip die).
 
     A later roll picks up as many dice as the engine's legal moves allow (every
     yellow die of the last roll, and a ZomBee for each Zzz), as a bold player
@@ -27,6 +28,10 @@ class DemoRoller:
 
     def roll(self) -> None:
         state = self.table.state()
+        if state is not None and state.get("game") == "zoo" and not state.get("over"):
+            # The Zoo's one pip die: a fight's roll when a fight waits for one, else a move (vision.tray.ZooDie).
+            self.camera.roll_pip()
+            return
         legal = state.get("legal") if state else None
         rolls = of_kind(legal, "roll")
         if not rolls:
