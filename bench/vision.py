@@ -340,7 +340,7 @@ def bench_calibration_memory(photos: Path, size=(4032, 3024)):
     """Peak memory of calibrating from the real calibration photos as taken (640 px) and as a phone's
     camera takes them (12 megapixels, the same photos enlarged), each in a process of its own."""
     # the child's own peak (VmHWM): its ru_maxrss would count the bench's memory it was forked from
-    script = ("import sys; from vision.calibrate import calibrate; calibrate(sys.argv[1]); "
+    script = ("import sys; from vision.teach.calibrate import calibrate; calibrate(sys.argv[1]); "
               "print([line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM')][0])")
     peaks = []
     with tempfile.TemporaryDirectory() as d:

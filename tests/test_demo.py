@@ -46,7 +46,7 @@ def test_roll_is_refused_while_a_flower_is_to_be_turned(table):
 
 def test_in_a_zoo_game_roll_throws_one_pip_die_that_the_camera_draws_with_pips(tmp_path, gamelog):
     from companion.table import Table
-    from vision.synthetic import SyntheticCamera
+    from vision.demo.synthetic import SyntheticCamera
 
     zoo = Table(gamelog).start()
     try:
