@@ -78,6 +78,7 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
     from vision.settle import Settler
     from vision.teach.captures import DiceStore
     from vision.teach.wizard import Teacher
+    from vision.teach.relearn import Relearner
     from vision.tray import RollTracker, TrayWatcher
     from vision.camera.view import CameraView
 
@@ -133,7 +134,8 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
                                "panel": panel.snapshot()},  # what the box shows, for a page that opens now
         })
         watcher.start()
-        parts["corrections"] = CorrectionWatcher(table, watcher, store).start()
+        relearner = parts["relearner"] = Relearner(teacher)
+        parts["corrections"] = CorrectionWatcher(table, watcher, store, on_kept=relearner.kept).start()
         if log.kept_aside is not None:  # the moves it held cannot be read: said, with where they are kept
             print(f"warning: the game log's write-ahead file was damaged; the moves since the last checkpoint "
                   f"could not be read, and a copy is kept at {log.kept_aside}", file=sys.stderr)
