@@ -18,6 +18,7 @@ request is being answered (a stream, a command) is never one of them.
 
 from __future__ import annotations
 
+import heapq
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Protocol
@@ -102,5 +103,4 @@ def make_room(connections: Iterable[Waiting], count: int, standing: Callable[[st
         rank = standing(c.address)
         if rank < KNOWN:
             ranked.append((rank, arrival.since, id(c), c))
-    ranked.sort(key=lambda r: r[:3])
-    return [r[3] for r in ranked[:count]]
+    return [r[3] for r in heapq.nsmallest(count, ranked, key=lambda r: r[:3])]

@@ -26,6 +26,9 @@ from .fair import PerAddress
 from .patience import STRANGER, Arrival, Patience, make_room
 
 MAX_CONNECTIONS_PER_ADDRESS = 12  # a phone's browser opens about 6 per site, plus its event stream
+# Connections taken from the listen queue per turn of the server's loop (waitress: 1). A turn looks at
+# every open connection, so with a crowd reconnecting behind it a phone waited about a second for its turn.
+ACCEPTS_PER_TURN = 32
 UNCAPPED = ("127.0.0.1", "::1")
 
 _HEADERS = [("Content-Type", "application/json"), ("X-Content-Type-Options", "nosniff"),
@@ -88,6 +91,7 @@ class FairChannel(HTTPChannel):
         self._counts = counts
         admitted = counts is None or counts.admit(self.address)
         super().__init__(server, sock, addr, adj, map)
+        server.accepted = getattr(server, "accepted", 0) + 1
         # refused when its first bytes arrive, not at once: closing with the client's request unread
         # sends a reset, which can reach the client before the 503 does (seen as "connection reset")
         self._over_cap = None if admitted else counts.cap
@@ -216,4 +220,18 @@ def make_fair(server: Any, cap: int = MAX_CONNECTIONS_PER_ADDRESS, uncapped: Ite
         s.address_counts = counts
         s.patience = patience or Patience()
         s.standing = standing
+        s.handle_accept = _accepting_more(s)
     return server
+
+
+def _accepting_more(server: Any) -> Callable[[], None]:
+    """The server's handle_accept, taking up to ACCEPTS_PER_TURN waiting connections a turn."""
+    one = server.handle_accept
+
+    def handle_accept() -> None:
+        for _ in range(ACCEPTS_PER_TURN):
+            before = getattr(server, "accepted", 0)
+            one()
+            if server.accepted == before or len(server._map) >= server.adj.connection_limit:
+                return  # none was waiting, or the server is full of connections none of which may go
+    return handle_accept
