@@ -151,7 +151,10 @@ class FairChannel(HTTPChannel):
         def now() -> None:
             if self._fileno is not None:
                 self.handle_close()
-        self.server.trigger.pull_trigger(now)
+        try:
+            self.server.trigger.pull_trigger(now)
+        except OSError:  # the server's loop closed its trigger: it is closing every connection itself
+            pass
 
     def received(self, data: bytes) -> bool:
         if self._over_cap is not None:
