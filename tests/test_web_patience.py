@@ -83,18 +83,25 @@ def server(table, clock):
         yield srv
 
 
+def channel(srv, s, ready=lambda c: True):
+    """The server's connection for socket `s`, once the server's loop has it and `ready(it)`."""
+    seen = threading.Event()
+    for _ in range(500):
+        for c in list(srv.server._map.values()):
+            if getattr(c, "addr", None) == s.getsockname() and ready(c):
+                return c
+        seen.wait(0.01)  # the server's loop takes it (or reads its bytes) on its next turn
+    raise AssertionError(f"the server never had a ready connection for {s.getsockname()}")
+
+
 def connect(srv, source="127.0.0.2"):
     """A connection the server has accepted (so its time runs from the test's clock as it is now)."""
     s = socket.socket()
     s.bind((source, 0))
     s.settimeout(5)
     s.connect(("127.0.0.1", int(srv.port)))
-    accepted = threading.Event()
-    for _ in range(500):
-        if any(getattr(c, "addr", None) == s.getsockname() for c in list(srv.server._map.values())):
-            return s
-        accepted.wait(0.01)  # the kernel finished the handshake; the server's loop accepts it next
-    raise AssertionError(f"the server did not accept a connection from {source}")
+    channel(srv, s)
+    return s
 
 
 def answer(s) -> bytes:
@@ -133,6 +140,7 @@ def phone_state(srv, source="127.0.0.3") -> int:
 def test_headers_dripped_too_slowly_get_408_and_the_connection_closes(server, clock):
     s = connect(server)
     s.sendall(b"GET /api/state HTTP/1.1\r\nHo")  # a byte a second, say
+    channel(server, s, lambda c: c.request is not None)
     assert opened(server, connect(server))  # the server is answering others meanwhile
     clock.now += 5
     wake(server)
@@ -152,6 +160,7 @@ def test_a_body_that_trickles_in_slower_than_its_length_allows_gets_408(server, 
     s = connect(server)
     s.sendall(b"POST /api/commands HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
               b"Content-Length: 2000\r\n\r\n{\"cmd\":")
+    channel(server, s, lambda c: c._arrival.headers_at is not None)  # its body is owed from now
     clock.now += 8  # 5 s + 2000 bytes at 1000 B/s = 7 s
     wake(server)
     assert answer(s).startswith(b"HTTP/1.1 408")
