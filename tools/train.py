@@ -18,17 +18,16 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.name.cnn import looks
-from vision.name.confidence import fit_confidence
-from vision.find.detect import detect
+from tools.export_onnx import to_cropnet
+from tools.train_crop import EPOCHS as CROP_EPOCHS, fit_crop
 from vision.cut.features import dice_maps, dice_views
-from vision.name.model import CLASSES, DEFAULT_PATH, UNKNOWN, Model, save_model
-from vision.name.net import fit_net
 from vision.cut.symbol import dice_patches, dice_symbols
 from vision.demo.render import TRAIN, random_rig, render_scene
-from tools.export_onnx import to_cropnet
-from tools.train_crop import EPOCHS as CROP_EPOCHS
-from tools.train_crop import fit_crop
+from vision.find.detect import detect
+from vision.name.cnn import looks
+from vision.name.confidence import fit_confidence
+from vision.name.model import CLASSES, DEFAULT_PATH, UNKNOWN, Model, save_model
+from vision.name.net import fit_net
 
 SEED = 2026
 # the renderer's training conditions, each die's symbol also drawn a little turned, stretched and

@@ -25,7 +25,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     vision.set_defaults(func=lambda args: _usage(vision))
 
     cal = sub.add_parser("calibrate", help="learn this table's dice from photos (DIR/empty, DIR/bee, ...)")
-    cal.add_argument("dir", help="folder with empty/, bee/, honey/, zzz/, zombee/ photos")
+    cal.add_argument("dir", help="folder with empty/, bee/, honey/, zzz/, zombee/ photos, and optionally rolls/: "
+                                 "photos of whole rolls with rolls/labels.json naming their dice "
+                                 "({\"photo.jpg\": [{\"x\": .., \"y\": .., \"face\": ..}]})")
     cal.add_argument("--out", required=True, help="model file to write (.npz)")
     cal.add_argument("--compare", choices=("auto", "views", "map"), default="auto",
                      help="how dice are compared: edge views, symbol maps, or whichever reads the photos best")
@@ -163,9 +165,9 @@ def _marked_names(images, folder: Path) -> dict:
 
 
 def cmd_read(args) -> int:
+    from .camera.view import annotate
     from .images import read_image
     from .reader import moved_words
-    from .camera.view import annotate
 
     if args.thrown is not None and not 1 <= args.thrown <= DICE:
         return _fail(f"--thrown {args.thrown}: ZomBee throws 1 to {DICE} dice (all {DICE} on a turn's first roll)", 2)
@@ -214,8 +216,8 @@ def cmd_read(args) -> int:
 
 
 def cmd_watch(args) -> int:
-    from .settle import Settler
     from .camera.sources import FOLDER_FPS, FolderSource, SyntheticCamera, open_source
+    from .settle import Settler
 
     # Past the settings file's bound no roll is ever read: the synthetic tray re-rolls before, a real
     # one is picked up again; --still-ms 99999999999 waited in silence forever.

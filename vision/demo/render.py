@@ -17,13 +17,9 @@ import numpy as np
 
 from companion.commands import DICE_FACES
 
-from .art import (DEFAULT_ART, HELDOUT_ART, PIP_FACES, UNTAUGHT, Art, distort, face_alpha, gloss, random_art,
-                  resize_symbol, side_rng)
-from .art import bee as draw_bee
-from .art import honey as draw_honey
-from .art import pips as draw_pips
-from .art import texture as surface
-from .art import zzz as draw_zzz
+from .art import (DEFAULT_ART, HELDOUT_ART, PIP_FACES, UNTAUGHT, Art, bee as draw_bee, distort, face_alpha, gloss,
+                  honey as draw_honey, pips as draw_pips, random_art, resize_symbol, side_rng, texture as surface,
+                  zzz as draw_zzz)
 from .layout import HEIGHT, WIDTH, place_dice
 
 COCKED = "cocked"  # label of a die that does not lie flat: not a readable face

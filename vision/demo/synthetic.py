@@ -18,8 +18,8 @@ from companion.commands import DICE_FACES
 from companion.errors import CameraError
 
 from ..camera.frames import FrameSource
-from .layout import HEIGHT, WIDTH, place_dice
 from .art import PIP_ART, PIP_FACES, UNTAUGHT
+from .layout import HEIGHT, WIDTH, place_dice
 from .render import compose, random_rig, with_art
 
 

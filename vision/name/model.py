@@ -31,11 +31,10 @@ import numpy as np
 from companion.commands import DICE_FACES
 from companion.errors import ConfigError
 
+from ..cut.features import DIM, VIEW_DIM, dihedral, view_dim
 from .cnn import joined
 from .cropnet import CropNet, CropNetError
-from ..cut.features import DIM, VIEW_DIM, dihedral, view_dim
-from .net import KEYS as NET_KEYS
-from .net import edges_read, net_proba
+from .net import KEYS as NET_KEYS, edges_read, net_proba
 
 FORMAT_VERSION = 2
 CLASSES = DICE_FACES + ("unknown",)

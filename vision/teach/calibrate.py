@@ -26,19 +26,19 @@ import numpy as np
 
 from companion.commands import DICE_FACES
 
-from ..find.clusters import MIN_SIDE
-from ..name.confidence import fit_confidence, log_likelihood, sure_means_sure, untaught_unknown
-from ..find.detect import detect
-from . import adapt
-from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
 from ..cut.features import NUDGE, PATCH, SOFTEN, VIEW_PATCH
+from ..find.clusters import MIN_SIDE
+from ..find.detect import detect
 from ..images import read_image
+from ..name.confidence import fit_confidence, log_likelihood, sure_means_sure, untaught_unknown
 from ..name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, gated, load_model, white
 from ..name.net import edges_read
-from .photo_checks import CalibrationError, check_copies, check_mixed, left_out_doubts, photo_ids, photos
 from ..reader import WORK_SIDE, DiceReader
-from .rolls import with_rolls
+from . import adapt
+from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
+from .photo_checks import CalibrationError, check_copies, check_mixed, left_out_doubts, photo_ids, photos
 from .report import quality
+from .rolls import with_rolls
 from .sizing import SMALLEST, at_die_size
 
 CLEARLY = 0.05  # symbol maps are kept over views when they read this much more of the left-out dice

@@ -18,9 +18,9 @@ from typing import Any, Callable
 from companion.commands import DICE_FACES
 from companion.errors import CompanionError, ImageError
 
-from .captures import DEFAULT, STEPS, DiceStore
 from ..camera.latest import LatestFrame
 from ..name.model import Model
+from .captures import DEFAULT, STEPS, DiceStore
 
 SUGGESTED = {**{f: 5 for f in DICE_FACES}, "empty": 3}
 SURE = 0.9  # a die read this surely as another face is not the step's face
