@@ -1,5 +1,6 @@
-"""Whole rolls with their dice named (DIR/rolls/ and rolls/labels.json): learned as a calibration's
-photos, and every bad label named with its file and entry before a model is written."""
+"""Whole rolls with their dice named (DIR/rolls/ and rolls/labels.json): each labelled die the reader
+finds is learned as an example of its face, and every bad label is named with its file and entry
+before a model is written."""
 
 from __future__ import annotations
 
@@ -7,13 +8,12 @@ import json
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from companion.cli import main as companion
 from vision.images import read_image
-from vision.teach.photo_checks import CalibrationError
-from vision.teach.rolls import composed, read_labels, with_rolls
+from vision.name.model import load_model
+from vision.teach.rolls import read_labels
 
 PHOTOS = Path(__file__).parent / "fixtures" / "dice-photos"
 ROLL = "t1_IMG_20191208_112122.jpg"  # a real roll: a zombee, a honey and a bee of the set, apart
@@ -34,35 +34,32 @@ def folder(tmp_path):
     return out
 
 
-def test_each_face_of_a_roll_becomes_a_photo_of_the_empty_tray_with_that_faces_dice_where_they_lay(folder):
-    plate = read_image(sorted((folder / "empty").iterdir())[0])
-    roll = read_image(folder / "rolls" / ROLL)
-    (labelled,) = read_labels(folder)
-    pictures = composed(labelled, plate)
-    assert sorted(pictures) == sorted(d["face"] for d in _labelled())
-    for d in _labelled():
-        x, y = int(d["x"]), int(d["y"])
-        mine = pictures[d["face"]]
-        assert np.array_equal(mine[y - 5:y + 5, x - 5:x + 5], roll[y - 5:y + 5, x - 5:x + 5])  # the die itself
-        for other, picture in pictures.items():
-            if other != d["face"]:  # and nowhere else: the other faces' photos show the tray there
-                assert np.array_equal(picture[y - 5:y + 5, x - 5:x + 5], plate[y - 5:y + 5, x - 5:x + 5])
-
-
-def test_calibration_reads_the_rolls_as_photos_of_their_faces(folder):
-    with with_rolls(folder) as seen:
-        for d in _labelled():
-            assert (seen / d["face"] / f"rolls-{Path(ROLL).stem}.png").is_file()
-        assert len(list((seen / "bee").iterdir())) == len(list((folder / "bee").iterdir())) + 1
-    assert not seen.exists()  # the folder the rolls were laid out in is gone afterwards
+def test_a_rolls_labelled_dice_are_found_and_taught_as_examples_of_their_faces(folder, tmp_path, capsys):
+    out = tmp_path / "model.npz"
+    assert companion(["vision", "calibrate", str(folder), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"rolls/{ROLL}: 3 of its 3 labelled dice found and taught" in err
+    photos = load_model(out).report["photos"]
+    plain = {face: len(list((folder / face).iterdir())) for face in ("bee", "honey", "zzz", "zombee")}
+    assert photos == {**plain, "bee": plain["bee"] + 1, "honey": plain["honey"] + 1, "zombee": plain["zombee"] + 1}
 
 
 def test_an_empty_rolls_folder_is_no_rolls(folder):
     shutil.rmtree(folder / "rolls")
     (folder / "rolls").mkdir()
     assert read_labels(folder) == []
-    with with_rolls(folder) as seen:
-        assert seen == folder
+
+
+def test_a_label_is_paired_with_the_nearest_die_found_each_die_once():
+    from vision.teach.rolls import LabelledDie, Roll, paired
+
+    class Found:
+        def __init__(self, x, y):
+            self.x, self.y = x, y
+    found = [Found(100, 100), Found(130, 100), Found(400, 400)]
+    roll = Roll(Path("r.jpg"), (LabelledDie(205, 200, "bee"), LabelledDie(250, 200, "zzz"), LabelledDie(10, 10, "honey")))
+    got = paired(found, roll, 0.5, 30.0)  # the photo's pixels are twice the found dice's
+    assert [(f.x, face) for f, face in got] == [(100, "bee"), (130, "zzz")]  # the honey lies on no die found
 
 
 def _calibrate(folder, tmp_path, capsys) -> tuple[int, str]:
@@ -96,11 +93,10 @@ def test_photos_of_rolls_without_labels_are_refused(folder, tmp_path, capsys):
     assert status == 2 and "labels.json' is missing" in err
 
 
-def test_a_roll_from_another_camera_is_refused_by_its_size(folder):
+def test_a_roll_from_another_camera_is_refused_by_its_size(folder, tmp_path, capsys):
     small = read_image(folder / "rolls" / ROLL)[:300, :300]
     import cv2
 
     cv2.imwrite(str(folder / "rolls" / ROLL), small)
-    with pytest.raises(CalibrationError, match="300x300 but the empty tray's photo is 640x640"):
-        with with_rolls(folder):
-            pass
+    status, err = _calibrate(folder, tmp_path, capsys)
+    assert status == 2 and "is 300x300 but the empty tray's photo is 640x640" in err

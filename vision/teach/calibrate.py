@@ -33,12 +33,12 @@ from ..images import read_image
 from ..name.confidence import fit_confidence, log_likelihood, sure_means_sure, untaught_unknown
 from ..name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, gated, load_model, white
 from ..name.net import edges_read
-from ..reader import WORK_SIDE, DiceReader
+from ..reader import WORK_SIDE, DiceReader, working
 from . import adapt
 from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
 from .photo_checks import CalibrationError, check_copies, check_mixed, left_out_doubts, photo_ids, photos
 from .report import quality
-from .rolls import with_rolls
+from .rolls import check_rolls, paired, read_labels
 from .sizing import SMALLEST, at_die_size
 
 CLEARLY = 0.05  # symbol maps are kept over views when they read this much more of the left-out dice
@@ -128,11 +128,13 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
                                f"calibration reads a folder holding empty/ and one folder per face "
                                f"({', '.join(DICE_FACES)})")
     base = base or load_model()
-    with with_rolls(folder) as photographed:  # whole rolls with their dice named, as photos of one face each
-        return _calibrate(photographed, base, seed, log, augment_per_die, compare)
-
-
-def _calibrate(folder: Path, base: Model, seed: int, log, augment_per_die: int, compare: str | None) -> Model:
+    rolls = read_labels(folder)  # whole rolls with their dice named: checked before anything is learned
+    if rolls:
+        empties = photos(folder / "empty") if (folder / "empty").is_dir() else []
+        if not empties:
+            raise CalibrationError(f"{str(folder / 'empty')!r} holds no photo: a roll's dice are told from the "
+                                   f"empty tray, so take one first")
+        check_rolls(rolls, read_image(empties[0]))
     # A phone's photo is 12 megapixels: 27 of them held whole took 1.2 GB, and a Pi has one to eight. No
     # picture is read larger than WORK_SIDE * MAX_LARGER on its longer side (reader.working, Model.shrink)
     originals = {face: [(f, read_image(f, WORK_SIDE * MAX_LARGER)) for f in photos(folder / face)]
@@ -178,6 +180,25 @@ def _calibrate(folder: Path, base: Model, seed: int, log, augment_per_die: int, 
         photo_count[face] = len(items)
         if log:
             log(f"{face}: {len(items)} photos")
+    for roll in rolls:  # each labelled die the reader finds in its roll, an example of its face (rolls.py)
+        photo += 1
+        whole = read_image(roll.path)
+        img = working(read_image(roll.path, WORK_SIDE * MAX_LARGER), sized.shrink)[0]
+        det = detect(img, side=side, background=background, dark=dark)
+        light = white(det.tray, sized.tray)
+        pairs = paired(det.dice, roll, img.shape[1] / whole.shape[1], det.side)
+        for b, face in pairs:
+            files.append(roll.path)
+            if base is not None and base.net is not None:
+                net_cuts.append(adapt.cuts(img, b, det.side, det.tray, rngs["net"], edges_read(base.net) > 0,
+                                           light=light))
+            cut = {descriptor: augment(img, b.x, b.y, det.side, b.angle, rngs[descriptor], augment_per_die, size)
+                   for descriptor, size in (("map", PATCH), ("views", VIEW_PATCH)) if compare in (None, descriptor)}
+            dice.append(Taught(cut, det.tray, CLASSES.index(face), photo, light))
+        for face in {face for _, face in pairs}:
+            photo_count[face] += 1
+        if log:
+            log(f"rolls/{roll.path.name}: {len(pairs)} of its {len(roll.dice)} labelled dice found and taught")
     truth = np.array([t.face for t in dice])
     threshold = base.threshold if base is not None else 0.5
     fits = {how: _fit(how, dice, photo_count, rngs[how]) for how in ((compare,) if compare else ("views", "map"))}

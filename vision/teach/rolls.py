@@ -4,12 +4,11 @@
     DIR/rolls/roll-1.jpg    a photo of a whole roll, from the camera the empty/ photos came from
 
 A roll a player corrected is the best example there is of this table's dice under this table's
-light, but it shows several faces at once, and calibration learns each face from photos of that
-face alone. So each labelled die is cut out of its roll (with a margin for its rounded edge) and
-laid where it lay onto the empty tray: one photo per face per roll, as the phone's corrections are
-(captures.DiceStore.compose_corrections). A die is the patch where the roll differs from the empty
-tray under its label; a patch under two labels is dice touching and is left out, because its cut
-would teach part of the neighbour as well.
+light. Calibration finds the roll's dice as the reader will (at the size and darkness the face
+photos taught), pairs each labelled die with the die found under it, and learns that die as an
+example of its labelled face. The roll does not teach the tray, the die size or how dark the dice
+look: the empty tray and the face photos do, so a roll full of other things cannot move them.
+A labelled die the reader does not find (touching another, covered) teaches nothing.
 
 Positions are the photo's own pixels (x, y of the die's centre). A label is checked before anything
 is learned: the file must be there, the face a ZomBee face, and the position on a die, which is
@@ -20,9 +19,6 @@ entry named, and no model is written (CalibrationError, exit 2 from the CLI).
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,13 +28,13 @@ import numpy as np
 from companion.commands import DICE_FACES
 
 from ..images import read_image
-from .photo_checks import CalibrationError, photos
+from .photo_checks import CalibrationError
 
 FOLDER = "rolls"
 LABELS = "labels.json"
-MARGIN = 0.1  # of a die's side grown round its patch: its rounded edge and shadow, not a neighbour
 CHANGED = 40  # grey levels by which a die's pixels differ from the empty tray's (exposure matched first)
 ON_DIE = 0.25  # of a die's side: how far from changed pixels a label may sit and still be on a die
+REACH = 0.6  # of a die's side: how far a found die's centre may be from a label to be that die
 
 
 @dataclass(frozen=True)
@@ -121,68 +117,34 @@ def _side(mask: np.ndarray, dice: tuple[LabelledDie, ...]) -> float:
     return float(gaps.min())
 
 
-def _blob_near(blobs: np.ndarray, d: LabelledDie, reach: int) -> int:
-    """The changed patch most of the pixels round a label belong to (a pip may match the tray)."""
-    x, y = int(d.x), int(d.y)
-    window = blobs[max(y - reach, 0):y + reach + 1, max(x - reach, 0):x + reach + 1]
-    ids, counts = np.unique(window[window > 0], return_counts=True)
-    return int(ids[counts.argmax()]) if len(ids) else 0
+def check_rolls(rolls: list[Roll], plate: np.ndarray) -> None:
+    """Each roll from the empty tray's camera (plate) and each label on a die: where the roll differs
+    from the empty tray. Raises CalibrationError naming the file and entry."""
+    for roll in rolls:
+        img = read_image(roll.path)
+        if img.shape != plate.shape:
+            raise CalibrationError(f"{str(roll.path)!r} is {img.shape[1]}x{img.shape[0]} but the empty tray's photo "
+                                   f"is {plate.shape[1]}x{plate.shape[0]}: rolls must come from the same camera")
+        mask = _changed(img, plate)
+        side = _side(mask, roll.dice)
+        h, w = mask.shape
+        near = cv2.dilate(mask, np.ones((3, 3), np.uint8), iterations=max(1, int(ON_DIE * side)))
+        for k, d in enumerate(roll.dice, 1):
+            if not (0 <= d.x < w and 0 <= d.y < h) or not near[int(d.y), int(d.x)]:
+                raise CalibrationError(f"{str(roll.path.parent / LABELS)!r}: entry {roll.path.name!r}, die {k} at "
+                                       f"({d.x:.0f}, {d.y:.0f}) is on no die (the photo shows the empty tray there)")
 
 
-def composed(roll: Roll, plate: np.ndarray) -> dict[str, np.ndarray]:
-    """One picture per face of roll: its lone dice of that face laid onto the empty tray plate."""
-    img = read_image(roll.path)
-    if img.shape != plate.shape:
-        raise CalibrationError(f"{str(roll.path)!r} is {img.shape[1]}x{img.shape[0]} but the empty tray's photo is "
-                               f"{plate.shape[1]}x{plate.shape[0]}: rolls must come from the same camera")
-    mask = _changed(img, plate)
-    side = _side(mask, roll.dice)
-    h, w = mask.shape
-    near = cv2.dilate(mask, np.ones((3, 3), np.uint8), iterations=max(1, int(ON_DIE * side)))
-    for k, d in enumerate(roll.dice, 1):
-        if not (0 <= d.x < w and 0 <= d.y < h) or not near[int(d.y), int(d.x)]:
-            raise CalibrationError(f"{str(roll.path.parent / LABELS)!r}: entry {roll.path.name!r}, die {k} at "
-                                   f"({d.x:.0f}, {d.y:.0f}) is on no die (the photo shows the empty tray there)")
-    # each die is the changed patch under its label, grown by a margin for its rounded edge; a patch
-    # under two labels is dice touching, left out
-    _, blobs, _, _ = cv2.connectedComponentsWithStats(mask)
-    under = [_blob_near(blobs, d, max(1, int(ON_DIE * side))) for d in roll.dice]
-    grow = np.ones((3, 3), np.uint8)
-    out: dict[str, np.ndarray] = {}
-    for d, blob in zip(roll.dice, under):
-        if under.count(blob) > 1:
-            continue
-        region = cv2.dilate((blobs == blob).astype(np.uint8), grow, iterations=max(1, int(MARGIN * side))) > 0
-        canvas = out.setdefault(d.face, plate.copy())
-        canvas[region] = img[region]
+def paired(found: list, roll: Roll, scale: float, side: float) -> list[tuple[object, str]]:
+    """(die found, labelled face) for each labelled die of roll with a found die under it: the nearest
+    within REACH of a side, each found die taken once. scale: from the photo's pixels to found's."""
+    out, taken = [], set()
+    for d in roll.dice:
+        x, y = d.x * scale, d.y * scale
+        near = [(float((b.x - x) ** 2 + (b.y - y) ** 2), i) for i, b in enumerate(found) if i not in taken]
+        if near:
+            dist, i = min(near)
+            if dist <= (REACH * side) ** 2:
+                taken.add(i)
+                out.append((found[i], d.face))
     return out
-
-
-@contextmanager
-def with_rolls(folder):
-    """folder itself when it holds no rolls/, else a temporary folder that holds its photos (linked, not
-    copied) and each labelled roll as one photo per face (composed). Checked first: a bad label raises
-    before anything is learned."""
-    folder = Path(folder)
-    rolls = read_labels(folder)
-    if not rolls:
-        yield folder
-        return
-    empties = photos(folder / "empty")
-    if not empties:
-        raise CalibrationError(f"{str(folder / 'empty')!r} holds no photo: the rolls' dice are laid onto the "
-                               f"empty tray, so take one first")
-    plate = read_image(empties[0])
-    pictures = [(roll, composed(roll, plate)) for roll in rolls]  # every label checked before a file is written
-    with tempfile.TemporaryDirectory(prefix="calibrate-") as tmp:
-        tmp = Path(tmp)
-        for sub in ("empty",) + DICE_FACES:
-            (tmp / sub).mkdir()
-            for p in photos(folder / sub) if (folder / sub).is_dir() else []:
-                os.symlink(p.resolve(), tmp / sub / p.name)
-        for roll, by_face in pictures:
-            for face, canvas in by_face.items():
-                name = tmp / face / f"{FOLDER}-{roll.path.stem}.png"
-                if not cv2.imwrite(str(name), canvas):
-                    raise CalibrationError(f"could not write {str(name)!r} while reading {str(roll.path)!r}")
-        yield tmp
