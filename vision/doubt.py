@@ -38,7 +38,12 @@ class DoubtError(CompanionError, ValueError):
 
 
 class AnswerConflict(CompanionError):
-    """An answer that came too late or contradicts one given already (409): nothing changed."""
+    """An answer that came too late or contradicts one given already (409): nothing changed. die and
+    answered: the die and the face it was answered as first, when that is the conflict (for the page)."""
+
+    def __init__(self, message: str, die: int | None = None, answered: str | None = None):
+        super().__init__(message)
+        self.die, self.answered = die, answered
 
 
 def between(die: Any) -> tuple[str, str] | None:
@@ -165,7 +170,8 @@ class Asking:
             if given is not None and given != face:
                 raise AnswerConflict(f"die {die} was already answered as {given}"
                                      + (" and the roll entered" if o.entered else "")
-                                     + f"; to change it, undo the roll and enter it again (nothing changed)")
+                                     + "; to change it, undo the roll and enter it again (nothing changed)",
+                                     die, given)
             if given is not None or o.entered:
                 return {"question": self._describe(o), "state": None}
             if self._where() != o.seen:

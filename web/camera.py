@@ -3,7 +3,7 @@
     GET  /api/camera.jpg[?overlay=1]   the newest frame (503 JSON when there is no camera)
     GET  /api/camera                    what is wrong with the picture, in words, and the dice seen
     GET  /api/calibration               the model in use, the previous one, corrected dice waiting, a wizard
-    POST /api/calibration/start|capture|finish|use|revert|cancel|learn|forget
+    POST /api/calibration/start|capture|more|finish|use|revert|cancel|learn|forget
     POST /api/demo/tray                 demo mode: {"faces": [...]} lays those dice at rest in the tray
     GET  /api/camera/doubt              the camera's open question about a die between two faces, or null
     GET  /api/camera/doubt/<n>.jpg      die n of that roll, cut from the frame read (no PIN: one die)
@@ -94,11 +94,15 @@ def calibration_action(action: str):
         if not isinstance(raw.get("face"), str):
             raise BadRequest('a capture needs {"face": "bee"|"honey"|"zzz"|"zombee"|"empty"}')
         return jsonify(_teach(teacher.capture, raw["face"]))
+    if action == "more":  # the report's advice: more photos of one face, then Finish again
+        if set(raw) - {"face"} or not isinstance(raw.get("face"), str):
+            raise BadRequest('more photos need {"face": "bee"|"honey"|"zzz"|"zombee"|"empty"} and nothing else')
+        return jsonify(_teach(teacher.more, raw["face"]))
     actions = {"start": teacher.start, "use": teacher.use, "revert": teacher.revert, "cancel": teacher.cancel,
                "forget": teacher.forget,
                "finish": lambda: teacher.finish(FINISH_WAIT_S), "learn": lambda: teacher.learn(FINISH_WAIT_S)}
     if action not in actions:
-        raise NotFound(f"no calibration action {quote(action)}; actions are capture, {', '.join(actions)}")
+        raise NotFound(f"no calibration action {quote(action)}; actions are capture, more, {', '.join(actions)}")
     return jsonify(_teach(actions[action]))
 
 
@@ -139,8 +143,8 @@ def answer_doubt():
         return jsonify(_asking().answer(raw.get("die"), raw.get("face"), raw.get("question")))
     except DoubtError as exc:
         raise BadRequest(str(exc)) from None
-    except AnswerConflict as exc:
-        raise Conflict(str(exc)) from None
+    except AnswerConflict as exc:  # with the first answer, for the page to say in its language
+        return jsonify(error=str(exc), die=exc.die, answered=exc.answered), 409
     except TimeoutError:
         raise ServiceUnavailable("the table did not answer in time; the roll may still be entered") from None
 
