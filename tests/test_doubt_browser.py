@@ -103,3 +103,24 @@ def test_every_phone_sees_the_question_and_one_tap_enters_the_roll(browser, site
     for context, page, errors in phones:
         context.close()
         assert not errors, errors
+
+
+def test_a_phone_that_answers_after_another_is_told_what_the_die_was_answered_as(browser, site):
+    from playwright.sync_api import expect
+
+    url, table, die = site
+    _, first, _ = phone(browser, url)
+    expect(first.locator("#doubt .doubt-ask")).to_have_text(f"Die {die}: Honey or Zzz?")
+    late = browser.new_context(viewport={"width": 390, "height": 760})  # its Wi-Fi lags: no live stream
+    late.add_init_script(f"localStorage.setItem('companion.pin', '{PIN}')")
+    behind = late.new_page()
+    behind.route("**/events", lambda route: route.abort())
+    behind.goto(url)
+    expect(behind.locator("#doubt .doubt-ask")).to_have_text(f"Die {die}: Honey or Zzz?")
+    first.click("#doubt .doubt-face[data-face='honey']")
+    expect(first.locator("#doubt")).to_be_hidden()
+    behind.click("#doubt .doubt-face[data-face='zzz']")
+    expect(behind.locator("#doubt .doubt-msg.error")).to_have_text(f"Not taken: die {die} was already answered as Honey.")
+    behind.screenshot(path=str(OUT / "doubt-refused-390-en.png"))
+    assert table.state()["last_roll"] == FACES and table.state()["seq"] == 2
+    late.close()
