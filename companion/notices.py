@@ -15,7 +15,8 @@ from typing import Any, Mapping
 
 class NoticeKind(StrEnum):
     CAMERA = "camera"  # status: CameraStatus; text for people when the camera is lost
-    DICE = "dice"  # status: DiceStatus; text when the dice must be checked; seen: the faces read
+    DICE = "dice"  # status: DiceStatus; text when the dice must be checked; seen: the faces read;
+    # question: which face a die between two shows (status asked)
     RESTART = "restart"  # text: the companion restarted and the game continues where it stood
     ROLL_REQUESTED = "roll_requested"  # the panel's Roll button asked the camera to read now; source
     PANEL = "panel"  # what the box shows: highlight, seats (player, light), status_led, hold_s, sound
@@ -32,6 +33,7 @@ class DiceStatus(StrEnum):
     CHECK = "check"  # the reading was unsure or refused: look at the dice and throw again
     SELECTED = "selected"  # the dice picked up for the next roll were seen
     ROLLED = "rolled"  # a Zoo die read outside a fight (a move): shown on the phones, nothing entered
+    ASKED = "asked"  # a die lies between two faces: every phone asks which (question: vision/doubt.py)
 
 
 STATUSES: Mapping[str, type[StrEnum]] = {NoticeKind.CAMERA: CameraStatus, NoticeKind.DICE: DiceStatus}

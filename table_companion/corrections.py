@@ -2,8 +2,8 @@
 with the corrected faces, and learned in the background (vision/teach/relearn.py): the new model is
 used only when it reads the corrected rolls at least as well, and every phone is told either way.
 
-A correction is a roll entered on a phone (a) after the camera asked to check the dice, or (b) after
-an undo of the camera's own roll. The frame is the one the camera read; its dice are matched to the
+A correction is a roll entered on a phone (a) after the camera asked to check the dice or which face a
+die shows (vision/doubt.py), or (b) after an undo of the camera's own roll. The frame is the one the camera read; its dice are matched to the
 corrected faces only when that is unambiguous (vision.teach.captures.match_corrections).
 """
 
@@ -57,7 +57,8 @@ class CorrectionWatcher:
 
     def on_message(self, message: dict) -> None:
         kind = message.get("type")
-        if kind == "notice" and message.get("kind") == NoticeKind.DICE and message.get("status") == DiceStatus.CHECK:
+        if kind == "notice" and message.get("kind") == NoticeKind.DICE and \
+                message.get("status") in (DiceStatus.CHECK, DiceStatus.ASKED):  # asked: vision/doubt.py
             self._doubted = self._last_read(message.get("seen"))
             return
         if kind != "state" or message.get("initial"):
@@ -85,7 +86,7 @@ class CorrectionWatcher:
     def keep(self, frame, reading, faces: list[str]) -> int:
         from vision.teach.captures import match_corrections
 
-        matched = match_corrections(reading.faces, faces)
+        matched = answered(reading.faces, faces) or match_corrections(reading.faces, faces)
         if matched is None:
             return 0
         n = self.store.keep_correction(frame, reading.dice, matched)
@@ -93,3 +94,14 @@ class CorrectionWatcher:
         if n:
             self.on_kept()  # learned in the background, switched in only if no worse (vision/teach/relearn.py)
         return n
+
+
+def answered(read: list[str], corrected: list[str]) -> list[str] | None:
+    """corrected, when it names every die in the order read, each die read as a face keeping it: the
+    camera's question was answered (vision/doubt.py), so which die got which face is known even when
+    two dice were answered differently. None otherwise (match_corrections then tries)."""
+    if len(read) != len(corrected) or "unknown" not in read:
+        return None
+    if any(r != "unknown" and r != c for r, c in zip(read, corrected)):
+        return None
+    return list(corrected)

@@ -81,6 +81,7 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
     from vision.teach.relearn import Relearner
     from vision.tray import RollTracker, TrayWatcher
     from vision.camera.view import CameraView
+    from vision.doubt import Asking
 
     from web import create_app
 
@@ -111,8 +112,9 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
             roller = parts["roller"] = DemoRoller(table, camera, tracker)
         else:
             open_camera = start_camera
+        asking = Asking(table)  # a die between two faces: asked by the watcher, answered on a phone
         watcher = parts["watcher"] = TrayWatcher(table, open_camera, Settler(settings.still_ms / 1000, reader),
-                                                 tracker=tracker)
+                                                 tracker=tracker, asking=asking)
         on_roll = roller.roll if camera is not None else watcher.read_now
         teacher = parts["teacher"] = Teacher(
             store, watcher.latest, lambda: watcher.settler.reader,
@@ -126,7 +128,7 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
                   **({"game": state["game_id"], "move": state["seq"]} if restarted else {})}  # named on every page
         parts["app"] = create_app({
             "TABLE": table, "PIN": pin, "ALLOWED_HOSTS": settings.host_names(),
-            "CAMERA_VIEW": view, "TEACHER": teacher,
+            "CAMERA_VIEW": view, "TEACHER": teacher, "ASKING": asking,
             "DEMO_TRAY": (lambda faces: lay_tray(camera, watcher.latest, faces)) if camera is not None else None,
             "COACH": settings.coach, "DICE": settings.dice, "STATS_WARM_UP": True,
             "DEMO_PRESS": panel.press if demo else None, "DEMO_BUTTONS": panel.buttons,

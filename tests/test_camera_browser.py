@@ -16,6 +16,8 @@ from companion.zombee_dice import DICE
 from table_companion.run import build, shutdown
 from web.serve import ServerThread
 
+from support.browser import OUT
+
 STEPS = {"bee": 2, "honey": 2, "zzz": 2, "zombee": 2, "empty": 1}  # few captures: the test stays fast
 NAMES = {"bee": "Bee", "honey": "Honey", "zzz": "Zzz", "zombee": "ZomBee", "empty": "Empty tray"}
 LAY = {"bee": ["bee"] * 5, "honey": ["honey"] * 4, "zzz": ["zzz"] * 5, "zombee": ["zombee"] * 3, "empty": []}
@@ -272,4 +274,50 @@ def test_dice_another_size_than_taught_are_named_in_the_phones_language(site, br
     expect(page.locator("#cam-details")).to_contain_text(words)
     assert "looks fine" not in page.locator("#cam-details").text_content()
     shot(page, f"camera-moved-{lang}{'-read' if read else ''}-320.png")
+    context.close()
+
+
+@pytest.mark.parametrize("lang, button", [("en", "Take 2 more photos of Honey"), ("de", "Noch 2 Aufnahmen von Honig machen")])
+def test_the_reports_advice_is_a_button_that_goes_to_those_photos(site, browser, lang, button):
+    """"honey 71 % cross-validated, take 2 more photos": one tap goes back to capturing honey."""
+    import json
+
+    import numpy as np
+    from playwright.sync_api import expect
+
+    from vision.teach.report import quality
+
+    truth = np.repeat(np.arange(4), 7)
+    pred = np.eye(5)[truth]
+    pred[7:9] = np.eye(5)[2]  # two of seven honey dice read as zzz: honey 71 %
+    report = quality(pred, truth, {f: 6 for f in ("bee", "honey", "zzz", "zombee")})
+    assert report["weakest"] == "honey" and report["more"] == 2
+    steps = [{"step": s, "captures": 6, "suggested": 6, "text": s} for s in STEPS]
+    wizard = {"kind": "wizard", "started": 0, "building": False, "error": None, "last": None, "report": report,
+              "steps": steps}
+    status = {"model": {"name": "default", "text": "the shipped model"}, "previous": None, "corrections": 0,
+              "wizard": wizard}
+    asked = []
+
+    def more(route):
+        asked.append(json.loads(route.request.post_data))
+        wizard.update(report=None, more={"step": "honey", "n": 2, "until": 8},
+                      steps=[dict(s, suggested=8) if s["step"] == "honey" else s for s in steps])
+        route.fulfill(json=status)
+
+    context = browser.new_context(viewport={"width": 320, "height": 700}, base_url=site["url"])
+    context.add_init_script(f"localStorage.setItem('companion.pin', '{PIN}')")
+    page = context.new_page()
+    page.route("**/api/calibration", lambda route: route.fulfill(json=status))
+    page.route("**/api/calibration/more", more)
+    page.goto(site["url"] + f"?lang={lang}")
+    page.click("#cam-details summary")
+    expect(page.locator("#cam-more")).to_have_text(button)
+    page.locator("#cam-more").scroll_into_view_if_needed()
+    page.screenshot(path=str(OUT / f"camera-more-320-{lang}.png"))
+    page.click("#cam-more")
+    expect(page.locator("#cam-capture")).to_be_visible()
+    assert asked == [{"face": "honey"}]
+    expect(page.locator("#cam-capture")).to_have_text("Capture (Honey)" if lang == "en" else re.compile("Honig"))
+    expect(page.locator("#cam-steps li.current")).to_have_attribute("data-step", "honey")  # 6 of 8 taken
     context.close()

@@ -262,3 +262,21 @@ def test_a_build_cancelled_meanwhile_is_thrown_away_and_blocks_no_later_wizard(r
     assert not rig.store.draft_model.exists() and rig.teacher.status()["wizard"] is None
     rig.teacher.start()
     assert rig.teacher.status()["wizard"]["report"] is None
+
+
+def test_the_reports_advice_takes_the_wizard_back_to_the_photos_it_asks_for(rig):
+    rig.teach()
+    meta = rig.store.meta()
+    meta["report"] = {"ok": False, "weakest": "honey", "more": 2, "faces": {"honey": 0.71}}  # as calibration says
+    rig.store.write_meta(meta)
+    rig.store.draft_model.write_bytes(b"built")
+    with pytest.raises(TeachError, match="built already"):
+        rig.teacher.capture("honey")
+    wizard = rig.teacher.more("honey")["wizard"]
+    honey = next(s for s in wizard["steps"] if s["step"] == "honey")
+    assert honey["suggested"] == FEW["honey"] + 2 and wizard["report"] is None
+    assert not rig.store.draft_model.exists()  # the model built without them is gone
+    rig.show(["honey"] * 4)
+    assert rig.teacher.capture("honey")["accepted"]  # the photo asked for is taken
+    with pytest.raises(TeachError, match="unknown step 'dragon'"):
+        rig.teacher.more("dragon")

@@ -27,6 +27,19 @@ class Die:
     y: int
     confidence: float
     box: tuple[int, int, int, int]  # x, y, width, height
+    # The two likeliest faces ("unknown" never one of them) with their probabilities, likelier first, also
+    # for a die read `unknown`: one between honey (0.48) and zzz (0.41) can be asked about (vision/doubt.py).
+    # Not compared: the same die read is the same die whatever its runner-up.
+    likeliest: tuple[tuple[str, float], ...] = field(default=(), compare=False)
+
+    @property
+    def second(self) -> str | None:
+        """The runner-up face (None when the reader gave none)."""
+        return self.likeliest[1][0] if len(self.likeliest) > 1 else None
+
+    @property
+    def second_confidence(self) -> float:
+        return self.likeliest[1][1] if len(self.likeliest) > 1 else 0.0
 
     def to_dict(self) -> dict:
         return {"face": self.face, "x": self.x, "y": self.y, "confidence": round(self.confidence, 3)}
@@ -339,7 +352,9 @@ class DiceReader:
                 face, conf = CLASSES[k], float(p[k])
                 if face != "unknown" and conf < self.model.threshold:
                     face = "unknown"  # not sure enough to tell the game a face
-                seen[b] = Die(face, int(round(b.x)), int(round(b.y)), conf, b.box)
+                top = np.argsort(-p[:UNKNOWN], kind="stable")[:2]
+                seen[b] = Die(face, int(round(b.x)), int(round(b.y)), conf, b.box,
+                              tuple((CLASSES[i], float(p[i])) for i in top))
         return [seen[b] for b in det.dice]
 
 

@@ -27,6 +27,7 @@ from companion.notices import CameraStatus, DiceStatus, NoticeKind
 from companion.zombee_dice import DICE
 
 from .camera.latest import LatestFrame
+from .doubt import Asking, doubted
 from .reader import LOOK_SMALLER, Reading
 
 IDLE_S = 0.2  # how often an idle camera looks whether a ZomBee game has begun
@@ -42,6 +43,7 @@ class TrayAction:
     check: str | None = None
     words: dict | None = None  # the check before its values went in, for the page's languages
     rolled: int | None = None  # a Zoo die read outside a fight: a move, shown and not entered
+    doubts: tuple[int, ...] = ()  # positions of dice between two faces: the command waits for the table's answer
 
     @classmethod
     def asking(cls, template: str, **args: Any) -> "TrayAction":
@@ -118,26 +120,30 @@ class RollTracker:
             return TrayAction()  # the same dice, untouched: a hand passed over the tray
         if not first and not faces:
             return TrayAction()  # every die taken out of the tray: nothing was rolled
-        if not first and len(unmoved) == len(faces) < len(before) and not unknown:
+        left_lying = not first and len(unmoved) == len(faces) < len(before)
+        if left_lying and not unknown:
             # Dice left lying where they were: the ones to be picked up again, if the rules allow it.
             if allows(legal, {"cmd": "roll", "reroll": faces}):
                 self.selection = tuple(faces)
                 return TrayAction(selected=self.selection)
             return TrayAction.asking("{seen} cannot all be rolled again now; leave in the tray "
                                      "only dice the rules let you pick up", seen=seen)
-        if unknown:
+        # Dice between two faces (honey or zzz?) are asked about, one tap each, when the roll is otherwise
+        # one the rules take; any other unknown die, or dice left lying, and the table checks the dice.
+        asked = None if left_lying else doubted(reading.dice)
+        if unknown and asked is None:
             return TrayAction.asking("{unknown} of them could not be read (cocked, blurred "
                                      "or hidden?). Seen: {seen}", unknown=unknown, seen=seen)
         if first:
             if len(faces) != DICE:
                 return TrayAction.asking("a first roll shows all {dice} dice, the tray shows "
                                          "{count} ({seen})", dice=DICE, count=len(faces), seen=seen)
-            return TrayAction(command={"cmd": "roll", "faces": faces})
+            return TrayAction(command={"cmd": "roll", "faces": faces}, doubts=asked or ())
         reroll = self._reroll(rolls, len(faces))
         if isinstance(reroll, dict):
             return TrayAction.asking("{reason}; the tray shows {count} ({seen})", reason=reroll,
                                      count=len(faces), seen=seen)
-        return TrayAction(command={"cmd": "roll", "reroll": reroll, "faces": faces})
+        return TrayAction(command={"cmd": "roll", "reroll": reroll, "faces": faces}, doubts=asked or ())
 
     def _reroll(self, rolls: list, thrown: int) -> list[str] | dict:
         """The dice picked up for a roll of `thrown` dice, or why that cannot be told (a phrase)."""
@@ -212,8 +218,10 @@ class TrayWatcher:
     """
 
     def __init__(self, table: Any, open_camera: Callable[[], Any], settler: Any, *,
-                 tracker: RollTracker | None = None, retry_s: float = 2.0, pip_settler: Any = None):
+                 tracker: RollTracker | None = None, retry_s: float = 2.0, pip_settler: Any = None,
+                 asking: Asking | None = None):
         self.table = table
+        self.asking = asking or Asking(table)  # a die between two faces: the one question every phone shows
         self.open_camera = open_camera
         self.settler = settler
         self.tracker = tracker or RollTracker()
@@ -297,7 +305,7 @@ class TrayWatcher:
             self._read_now.clear()
             if reading is not None:
                 self.last_read = (frame, reading)  # a phone's correction of this roll teaches from its frame
-                self.handle(reading)
+                self.handle(reading, frame)
 
     def _camera_moved(self, size: float) -> None:
         # The reader read the dice at the size they measured (DiceReader.moved_camera): it copes, but
@@ -325,8 +333,9 @@ class TrayWatcher:
             self._settling = moving
             self.table.notify(NoticeKind.DICE, status=DiceStatus.SETTLING if moving else DiceStatus.STILL)
 
-    def handle(self, reading: Reading) -> TrayAction:
-        """Turn one settled reading into a command, a selection, or a request to check the dice."""
+    def handle(self, reading: Reading, frame=None) -> TrayAction:
+        """Turn one settled reading into a command, a selection, a question about a die or a request to
+        check the dice. frame: the one read (its dice's crops go with a question)."""
         self.readings += 1
         if reading.moved and not any(r is self.settler.reader for r in self._moved_told):
             self._moved_told.append(self.settler.reader)
@@ -335,7 +344,9 @@ class TrayWatcher:
         zoo = (state or {}).get("game") == "zoo"
         action = (self.zoo_die if zoo else self.tracker).on_reading(state, reading)
         seen = [die_value(d) for d in reading.dice] if zoo else reading.faces
-        if action.command is not None:
+        if action.command is not None and action.doubts:
+            self.asking.ask(frame, reading, action.command, action.doubts, state)
+        elif action.command is not None:
             try:
                 self.table.submit(action.command, "camera")
             except IllegalCommand as exc:

@@ -12,7 +12,8 @@ Config keys (all optional except TABLE):
   DEMO_PRESS   callable press(button, hold_s); enables POST /api/demo/press (a hold runs off
                the request's thread, one per button: web.holds)
   DEMO_BUTTONS the button names press() accepts (default: DEFAULT_DEMO_BUTTONS)
-  CAMERA_VIEW, TEACHER, DEMO_TRAY  the camera view, the dice teacher and (demo) the synthetic tray:
+  CAMERA_VIEW, TEACHER, DEMO_TRAY, ASKING  the camera view, the dice teacher, (demo) the synthetic tray
+               and the camera's question about a die between two faces:
                web.camera
   AUTH_MAX_FAILURES, AUTH_WINDOW_S, AUTH_LOCKOUT_S  wrong-PIN lockout (5 in 300 s -> 120 s)
   AUTH_OVERALL_FAILURES, AUTH_OVERALL_WINDOW_S, AUTH_SLOW_S  all addresses together: after 20 wrong

@@ -3,11 +3,14 @@
     GET  /api/camera.jpg[?overlay=1]   the newest frame (503 JSON when there is no camera)
     GET  /api/camera                    what is wrong with the picture, in words, and the dice seen
     GET  /api/calibration               the model in use, the previous one, corrected dice waiting, a wizard
-    POST /api/calibration/start|capture|finish|use|revert|cancel|learn|forget
+    POST /api/calibration/start|capture|more|finish|use|revert|cancel|learn|forget
     POST /api/demo/tray                 demo mode: {"faces": [...]} lays those dice at rest in the tray
+    GET  /api/camera/doubt              the camera's open question about a die between two faces, or null
+    GET  /api/camera/doubt/<n>.jpg      die n of that roll, cut from the frame read (no PIN: one die)
+    POST /api/camera/doubt              {"die": 3, "face": "honey", "question": id}: the answer, one tap
 
 Config: CAMERA_VIEW (vision.camera.view.CameraView), TEACHER (vision.teach.wizard.Teacher), DEMO_TRAY (callable
-faces -> None, demo mode only). The view's work happens here, in the request's thread.
+faces -> None, demo mode only), ASKING (vision.doubt.Asking, the tray watcher's). The view's work happens here, in the request's thread.
 """
 
 from __future__ import annotations
@@ -91,12 +94,59 @@ def calibration_action(action: str):
         if not isinstance(raw.get("face"), str):
             raise BadRequest('a capture needs {"face": "bee"|"honey"|"zzz"|"zombee"|"empty"}')
         return jsonify(_teach(teacher.capture, raw["face"]))
+    if action == "more":  # the report's advice: more photos of one face, then Finish again
+        if set(raw) - {"face"} or not isinstance(raw.get("face"), str):
+            raise BadRequest('more photos need {"face": "bee"|"honey"|"zzz"|"zombee"|"empty"} and nothing else')
+        return jsonify(_teach(teacher.more, raw["face"]))
     actions = {"start": teacher.start, "use": teacher.use, "revert": teacher.revert, "cancel": teacher.cancel,
                "forget": teacher.forget,
                "finish": lambda: teacher.finish(FINISH_WAIT_S), "learn": lambda: teacher.learn(FINISH_WAIT_S)}
     if action not in actions:
-        raise NotFound(f"no calibration action {quote(action)}; actions are capture, {', '.join(actions)}")
+        raise NotFound(f"no calibration action {quote(action)}; actions are capture, more, {', '.join(actions)}")
     return jsonify(_teach(actions[action]))
+
+
+def _asking():
+    asking = current_app.config.get("ASKING")
+    if asking is None:
+        raise NotFound("no camera: the companion runs without one, and asks nothing")
+    return asking
+
+
+@bp.get("/api/camera/doubt")
+def doubt():
+    # Every phone shows the question, with or without the PIN (answering it needs the PIN)
+    asking = current_app.config.get("ASKING")
+    return jsonify(question=asking.current() if asking is not None else None)
+
+
+@bp.get("/api/camera/doubt/<int:die>.jpg")
+def doubt_crop(die: int):
+    # No PIN, unlike the camera's view: a crop shows one die and a finger's width of tray around it
+    try:
+        data = _asking().crop(die)
+    except LookupError as exc:
+        raise NotFound(str(exc)) from None
+    return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.post("/api/camera/doubt")
+def answer_doubt():
+    from vision.doubt import AnswerConflict, DoubtError
+
+    require_pin()
+    raw = json_body()
+    unknown = [k for k in raw if k not in ("die", "face", "question")]
+    if unknown:
+        raise BadRequest(f"unknown key {quote(unknown[0])}; an answer takes die, face and question")
+    try:
+        return jsonify(_asking().answer(raw.get("die"), raw.get("face"), raw.get("question")))
+    except DoubtError as exc:
+        raise BadRequest(str(exc)) from None
+    except AnswerConflict as exc:  # with the first answer, for the page to say in its language
+        return jsonify(error=str(exc), die=exc.die, answered=exc.answered), 409
+    except TimeoutError:
+        raise ServiceUnavailable("the table did not answer in time; the roll may still be entered") from None
 
 
 @bp.post("/api/demo/tray")

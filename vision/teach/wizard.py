@@ -75,11 +75,17 @@ class Teacher:
                 counts = self.store.counts()
                 out["wizard"] = {
                     "kind": meta.get("kind", "wizard"), "started": meta.get("started"),
-                    "steps": [{"step": s, "captures": counts[s], "suggested": self.suggested[s], "text": _step_text(s)}
+                    "steps": [{"step": s, "captures": counts[s], "suggested": self._wanted(meta, s), "text": _step_text(s)}
                               for s in STEPS],
+                    "more": meta.get("more"),
                     "building": not self._built.is_set(), "report": meta.get("report"), "error": meta.get("error"),
                     "last": self._last}
             return out
+
+    def _wanted(self, meta: dict, step: str) -> int:
+        """The captures suggested for step: more of the face the report asked photos of (more())."""
+        more = meta.get("more") or {}
+        return max(self.suggested[step], more.get("until", 0)) if more.get("step") == step else self.suggested[step]
 
     def _describe(self, which) -> dict:
         if which in (None, DEFAULT):
@@ -167,6 +173,27 @@ class Teacher:
             return (f"mixed faces: {seen} among them; every die must show {step} up", "mixed",
                     {"face": step, "others": [{"face": f, "n": k} for f, k in others.most_common()]})
         return None
+
+    def more(self, step: str) -> dict:
+        """From the report back to capturing, for the photos it asks for ("take 2 more photos of honey"):
+        the model built is dropped, every capture kept, and step wants the report's number more (2 for
+        another face); Finish builds again with them."""
+        if step not in STEPS:
+            raise TeachError(f"unknown step {step!r}; steps are {', '.join(STEPS)}")
+        with self._lock:
+            meta = self._draft()
+            if meta.get("kind") != "wizard":
+                raise TeachError("learning from corrections takes no photos: teach the dice to take more")
+            if not self._built.is_set():
+                raise TeachBusy("the model is still being built; ask for more photos once its report is shown")
+            report = meta.pop("report", None) or {}
+            n = report.get("more") if report.get("weakest") == step and report.get("more") else 2
+            meta["more"] = {"step": step, "n": n, "until": self.store.counts()[step] + n}
+            meta.pop("error", None)
+            self.store.write_meta(meta)
+            self.store.draft_model.unlink(missing_ok=True)
+            self._last = None
+            return self.status()
 
     def finish(self, wait_s: float = 120.0) -> dict:
         """Build the model from the draft in a worker thread; answers its report (or, after wait_s,

@@ -52,6 +52,7 @@
         TC.overrideMessage(TC.t("The game changed while you were asked, so nothing was taken back. Ask again if you still want to."), "error");
       }
       TC.chartPush(current, at);
+      if (TC.doubtMoved) TC.doubtMoved(current); // the camera's question belongs to the state it was asked in
     }
     $("footer").textContent = current
       ? TC.t("Game {id} · move {seq} · updated {time}", { id: current.game_id, seq: current.seq, time: new Date(at === undefined ? Date.now() : at * 1000).toLocaleTimeString(TC.lang) })
@@ -135,6 +136,7 @@
     if (msg.kind === "restart") showAlert("alert-restart", TC.eventText(msg));
     if (msg.kind === "camera") showAlert("alert-camera", msg.status === "lost" ? TC.eventText(msg) : "");
     if (msg.kind === "dice") showAlert("alert-dice", msg.status === "check" ? TC.eventText(msg) : "");
+    if (msg.kind === "dice" && TC.doubtNotice) TC.doubtNotice(msg);
     if (msg.kind === "coach" && TC.coachSwitched) TC.coachSwitched(msg);
     if (msg.kind === "panel" && TC.panelNotice) TC.panelNotice(msg);
   }

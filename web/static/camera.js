@@ -276,6 +276,12 @@
     }
     $("cam-advice").textContent = rep.ok ? TC.t("Good: every face was read right when left out.")
       : TC.t("Weakest face: {face}. Advice: {advice}.", { face: NAMES[rep.weakest] || rep.weakest, advice: advice(rep) });
+    // the photos the advice asks for, taken at once: back to capturing that face, then Finish again
+    const more = $("cam-more");
+    more.hidden = rep.ok || !rep.more || !NAMES[rep.weakest];
+    more.dataset.step = rep.weakest;
+    more.textContent = TC.tn("Take one more photo of {face}", "Take {n} more photos of {face}", rep.more || 0,
+      { face: NAMES[rep.weakest] || rep.weakest });
     if (rep.enlarged) {  // the dice were found only in an enlarged picture: the camera is far from the tray
       $("cam-advice").textContent += " " + TC.t("The dice are small in the camera's picture: bring it closer to the tray.");
     }
@@ -336,6 +342,11 @@
     });
     $("cam-use").addEventListener("click", async () => {
       if (await act("use")) say(TC.t("The new model is in use. Roll the dice to try it."), "ok");
+    });
+    $("cam-more").addEventListener("click", async (e) => {
+      const step = e.currentTarget.dataset.step;
+      if (await act("more", { face: step })) chosen = step;
+      render();
     });
     $("cam-cancel").addEventListener("click", () => act("cancel"));
     $("cam-revert").addEventListener("click", async () => {
