@@ -23,6 +23,8 @@ faces and rolls them 1-6: a 5 or a 6 is a face never taught and must read unknow
 (render.PIP_ART). "Moved" calibrates held-out tables, then draws their dice
 smaller or larger, as a camera raised or lowered since calibration shows them.
 "Leaning" puts one leaning die alone on a held-out tray, which must read as one unknown die.
+"Night" replays the real photos as a game night whose wrong rolls are corrected and learned, and
+"table" reads them with one calibrated model under a changed lamp, camera and file (bench/table_night.py).
 Every set also prints "sure": among dice read as a face with confidence >= 0.9,
 how many were wrong (target <= 1 %). Times are for this machine; a Raspberry
 Pi 4 is about four times slower. Writes nothing into the repository.
@@ -59,6 +61,7 @@ from tools.train import match  # noqa: E402
 
 from dice_photos import SURE, bench_photos, sure_line  # noqa: E402  (bench/, beside this script)
 from other_dice import bench_other  # noqa: E402
+import table_night  # noqa: E402  (bench/: a game night on the real photos, and the table changed)
 
 LABELS = ("bee", "honey", "zzz", "zombee", "unknown")
 BLOCKS = 0.5  # share of touching groups laid as a 2x2 block, an L or corner to corner, on the blocks set
@@ -404,7 +407,8 @@ def main(argv=None) -> int:
     ap.add_argument("--settle-rolls", type=int, default=10)
     ap.add_argument("--photos", type=Path, default=ROOT.parent / "shared" / "dice-photos",
                     help="the real dice photos with labels and score.py (default: ../shared/dice-photos)")
-    ap.add_argument("--only", choices=("photos", "other", "rendered", "pips", "moved", "leaning", "speed"),
+    ap.add_argument("--only", choices=("photos", "other", "night", "table", "rendered", "pips", "moved", "leaning",
+                                       "speed"),
                     help="run one part")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
@@ -418,6 +422,12 @@ def main(argv=None) -> int:
         bench_photos(args.photos)
     if args.only in (None, "photos", "other"):
         bench_other(args.photos)
+    if (args.photos / "score.py").is_file():  # the real photos: a game night, then the table changed
+        if args.only in (None, "night"):
+            for scale in (1.0, 0.6):  # 0.6: another set-up, a camera showing the dice smaller, taught so
+                table_night.night(args.photos, 1, scale)
+        if args.only in (None, "table"):
+            table_night.table(args.photos)
     if args.only in (None, "rendered"):
         bench_default(args.default_images)
         bench_default(args.default_images, art=True)
