@@ -321,3 +321,30 @@ def test_the_reports_advice_is_a_button_that_goes_to_those_photos(site, browser,
     expect(page.locator("#cam-capture")).to_have_text("Capture (Honey)" if lang == "en" else re.compile("Honig"))
     expect(page.locator("#cam-steps li.current")).to_have_attribute("data-step", "honey")  # 6 of 8 taken
     context.close()
+
+
+@pytest.mark.parametrize("lang, width, learned, words", [
+    ("en", 320, {"rolls": 12, "before": 0.97, "after": 0.996, "adopted": True},
+     "Learned from 12 corrected rolls: 97% → 99.6%."),
+    ("de", 390, {"rolls": 12, "before": 0.97, "after": 0.996, "adopted": True},
+     "Aus 12 korrigierten Würfen gelernt: 97 % → 99,6 %."),
+    ("en", 390, {"rolls": 3, "before": 0.98, "after": 0.9, "adopted": False},
+     "Kept the model in use: it reads the 3 corrected rolls 98% right, the model learned from them 90%."),
+    ("de", 320, {"rolls": 2, "learning": True}, "Es wird aus 2 korrigierten Würfen gelernt …"),
+])
+def test_every_phone_says_what_learning_from_corrected_rolls_did(site, browser, lang, width, learned, words):
+    """After corrections the next model is learned in the background (vision/teach/relearn.py); the phones
+    say whether it was switched in and how the corrected rolls read before and after, in their language."""
+    from playwright.sync_api import expect
+
+    status = {"model": {"name": 2, "text": "taught on this table", "when": "06 Dec 20:15", "accuracy": 0.97},
+              "previous": None, "corrections": 0, "learned": {"at": 0, **learned}, "wizard": None}
+    context = browser.new_context(viewport={"width": width, "height": 700}, base_url=site["url"], locale=lang)
+    context.add_init_script(f"localStorage.setItem('companion.pin', '{PIN}')")
+    page = context.new_page()
+    page.route("**/api/calibration", lambda route: route.fulfill(json=status))
+    page.goto(site["url"] + f"?lang={lang}")
+    page.click("#cam-details summary")
+    expect(page.locator("#cam-learned")).to_have_text(words)
+    shot(page, f"camera-learned-{lang}-{width}{'-kept' if learned.get('adopted') is False else ''}.png")
+    context.close()

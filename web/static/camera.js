@@ -184,7 +184,7 @@
     if (!l) return "";
     if (l.learning) return TC.t("Learning from {n} corrected rolls…", { n: l.rolls });
     if (l.error) return TC.t("Could not learn from the corrected rolls: {why}", { why: l.error });
-    const pct = (v) => (100 * v).toFixed(1) + " %";
+    const pct = (v) => TC.percent(v, 1);
     return l.adopted
       ? TC.t("Learned from {n} corrected rolls: {before} → {after}.", { n: l.rolls, before: pct(l.before), after: pct(l.after) })
       : TC.t("Kept the model in use: it reads the {n} corrected rolls {before} right, the model learned from them {after}.",
