@@ -17,7 +17,7 @@ import numpy as np
 from companion.commands import DICE_FACES
 from companion.errors import CameraError
 
-from ..camera.frames import FrameSource
+from ..frames import FrameSource
 from .art import PIP_ART, PIP_FACES, UNTAUGHT
 from .layout import HEIGHT, WIDTH, place_dice
 from .render import compose, random_rig, with_art

@@ -1,4 +1,4 @@
-"""The one interface every frame source offers (see vision.sources for the sources themselves)."""
+"""The one interface every frame source offers (the sources themselves are in vision/camera/sources.py, the demo camera in vision/demo/synthetic.py)."""
 
 from __future__ import annotations
 
