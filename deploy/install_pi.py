@@ -28,7 +28,8 @@ SERVICE = "table-companion"
 APT_PACKAGES = ("python3-venv", "python3-picamera2", "python3-lgpio", "git")
 GROUPS = ("gpio", "video")  # the panel's pins and the camera, without root
 SOURCES = ("companion", "vision", "hw", "web", "table_companion", "pyproject.toml", "deploy/pi-constraints.txt")
-STAMP = ".table-companion-source"  # in the venv: the digest of the source it was installed from
+STAMP = ".table-companion-source"
+PIP_LOG = "pip-install.log"  # in the venv: the digest of the source it was installed from
 
 
 class InstallError(Exception):
@@ -138,7 +139,9 @@ class Installer:
             return
         # Pinned (deploy/pi-constraints.txt) so pip takes the numpy and OpenCV that go together at once
         # instead of downloading OpenCV after OpenCV while it backtracks.
+        # Its whole account goes to PIP_LOG in the venv: what it fetched, and why when it failed.
         self.as_user([str(self.venv / "bin" / "pip"), "install", "--disable-pip-version-check", "-q",
+                      "--log", str(self.venv / PIP_LOG),
                       "-c", str(self.repo / "deploy" / "pi-constraints.txt"), str(self.repo)])
         self.write(stamp, digest + "\n", 0o644)
         self.changed(f"installed the companion from {self.repo} into {self.venv}")
