@@ -47,7 +47,7 @@ cleanup() {
 }
 trap cleanup EXIT
 cleanup
-cp -a "$BASE" "$RUN"
+cp -a --one-file-system "$BASE" "$RUN"  # not a /proc the build left mounted
 mount --bind /proc "$RUN/proc"; mount --bind /dev "$RUN/dev"; mount --bind /dev/pts "$RUN/dev/pts"
 cp /etc/resolv.conf "$RUN/etc/resolv.conf"
 cp /etc/ssl/certs/ca-certificates.crt "$RUN/etc/ssl/host-ca.crt"  # for a proxy that signs TLS itself
@@ -102,7 +102,7 @@ done
 
 PHOTOS=$HOME_DIR/table-companion/tests/fixtures/dice-photos
 t0=$(now)
-as_user "$VENV/companion" vision calibrate "$PHOTOS/calibration" --out /tmp/model.npz >/dev/null
+as_user "$VENV/companion" vision calibrate "$PHOTOS/calibration" --out /tmp/model.npz >/dev/null 2>&1
 read=$(as_user "$VENV/companion" vision read --model /tmp/model.npz "$PHOTOS/read/$PHOTO" --json)
 read_s=$(secs "$t0" "$(now)")
 read_result=$(python3 - "$REPO/tests/fixtures/dice-photos/read/labels.json" "$PHOTO" "$read" <<'EOF'
