@@ -9,6 +9,9 @@ a wheel that runs on a Raspberry Pi with Raspberry Pi OS Bookworm (aarch64, glib
 that wheel's metadata requires on a Pi, and so on. A pure-Python wheel counts. A
 requirement that only a source archive or a placeholder release (0.0.0.x) would
 satisfy is reported with pip's reason and who needs it; the exit status is 1 then.
+So is a wheel that needs another version than the one the constraints gave (OpenCV 4.12 and later
+need numpy 2, the constraints say numpy<2): pip on the Pi would download release after release
+while it backtracks, so the constraints must name the lines that go together.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import zipfile
 from pathlib import Path
 
 from packaging.requirements import Requirement
+from packaging.utils import parse_wheel_filename
 
 ROOT = Path(__file__).resolve().parents[1]
 CONSTRAINTS = ROOT / "deploy" / "pi-constraints.txt"
@@ -86,8 +90,10 @@ def needs(wheel: Path, python: str) -> list[str]:
     return out
 
 
-def walk(roots: list[str], python: str, glibc: str, dest: Path) -> tuple[dict[str, str], dict[str, str]]:
-    """Every requirement reachable from `roots`: ({name: wheel}, {name: why missing, via whom})."""
+def walk(roots: list[str], python: str, glibc: str, dest: Path,
+         asked: list[tuple[str, str]] | None = None) -> tuple[dict[str, str], dict[str, str]]:
+    """Every requirement reachable from `roots`: ({name: wheel}, {name: why missing, via whom}).
+    `asked` collects (who, requirement) for every requirement a wheel declares."""
     found: dict[str, str] = {}
     missing: dict[str, str] = {}
     todo = [(r, None) for r in roots]
@@ -105,7 +111,22 @@ def walk(roots: list[str], python: str, glibc: str, dest: Path) -> tuple[dict[st
         if re.match(r"[^-]+-0\.0\.0", wheel.name):
             missing[name] = f"only a placeholder release ({wheel.name}) fits; pin a real version{via}"
         todo += [(r, name) for r in needs(wheel, python)]
+        if asked is not None:
+            asked += [(name, r) for r in needs(wheel, python)]
     return found, missing
+
+
+def disagreements(found: dict[str, str], asked: list[tuple[str, str]]) -> dict[str, str]:
+    """{name: why} for each requirement the chosen wheels do not meet together: where pip backtracks."""
+    versions = {canonical(str(parse_wheel_filename(w)[0])): parse_wheel_filename(w)[1] for w in found.values()}
+    out = {}
+    for who, requirement in asked:
+        req = Requirement(requirement)
+        have = versions.get(canonical(req.name))
+        if have is not None and not req.specifier.contains(have, prereleases=True):
+            out[f"{who}"] = (f"{found[who]} needs {requirement}, but the constraints give {req.name} {have}: "
+                             f"pip would backtrack through releases; pin the lines that go together")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,8 +136,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--glibc", default="2.36", help="the Pi's glibc (default 2.36, Bookworm)")
     args = parser.parse_args(argv)
     started = time.monotonic()
+    asked: list[tuple[str, str]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        found, missing = walk(requirements(sorted(set(args.extra))), args.python, args.glibc, Path(tmp))
+        found, missing = walk(requirements(sorted(set(args.extra))), args.python, args.glibc, Path(tmp), asked)
+    missing.update(disagreements(found, asked))
     print(f"Wheels on PyPI for a Pi (aarch64, Python {args.python}, glibc {args.glibc}), "
           f"under {CONSTRAINTS.relative_to(ROOT)}:")
     for name, wheel in sorted(found.items()):

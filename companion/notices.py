@@ -20,6 +20,7 @@ class NoticeKind(StrEnum):
     RESTART = "restart"  # text: the companion restarted and the game continues where it stood
     ROLL_REQUESTED = "roll_requested"  # the panel's Roll button asked the camera to read now; source
     PANEL = "panel"  # what the box shows: highlight, seats (player, light), status_led, hold_s, sound
+    HEALTH = "health"  # status: HealthStatus; code (power, heat, disk, panel); text: what is wrong, what to do
 
 
 class CameraStatus(StrEnum):
@@ -36,7 +37,13 @@ class DiceStatus(StrEnum):
     ASKED = "asked"  # a die lies between two faces: every phone asks which (question: vision/doubt.py)
 
 
-STATUSES: Mapping[str, type[StrEnum]] = {NoticeKind.CAMERA: CameraStatus, NoticeKind.DICE: DiceStatus}
+class HealthStatus(StrEnum):
+    FAULT = "fault"  # the Pi has a fault (its text says which and what to do); kept on every phone until it ends
+    OK = "ok"  # that fault (the same code) is over
+
+
+STATUSES: Mapping[str, type[StrEnum]] = {NoticeKind.CAMERA: CameraStatus, NoticeKind.DICE: DiceStatus,
+                                         NoticeKind.HEALTH: HealthStatus}
 
 
 def check_status(kind: str, data: Mapping[str, Any]) -> None:

@@ -31,7 +31,7 @@ from gpiozero import LED, Button, Buzzer
 from gpiozero.exc import GPIOZeroError
 from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin
 
-from companion.errors import ConfigError
+from companion.errors import CompanionError, ConfigError
 from companion.notices import NoticeKind
 
 from .debounce import DEFAULT_SETTLE, Debouncer
@@ -51,6 +51,11 @@ def pin_factory_for(mock: bool | None = None):
     if mock is None:
         mock = os.environ.get("GPIOZERO_PIN_FACTORY", "").lower() == "mock" or not glob.glob("/dev/gpiochip*")
     return MockFactory(pin_class=MockPWMPin) if mock else None
+
+
+class PinsUnavailable(CompanionError, OSError):
+    """A pin the panel needs is held by another program (lgpio's "GPIO busy"): nothing in the settings
+    is wrong, so `companion run` goes on without the panel and says so (table_companion.health)."""
 
 
 class Panel:
@@ -114,6 +119,8 @@ class Panel:
             hint = ("; off a Raspberry Pi use the mock pin factory (demo mode, or GPIOZERO_PIN_FACTORY=mock)"
                     if "factory" in type(exc).__name__.lower() else "")
             raise ConfigError(f'cannot open "{name}" on GPIO{pin}: {exc}{hint}') from exc
+        except Exception as exc:  # the pin library's own error (lgpio.error "GPIO busy", OSError): not ours
+            raise PinsUnavailable(f'"{name}" on GPIO{pin}: {exc}') from exc
 
     # --- lifecycle -------------------------------------------------------------------------
 

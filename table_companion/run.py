@@ -28,6 +28,7 @@ from companion.table import Table
 
 from .corrections import CorrectionWatcher
 from .demo import DemoRoller, demo_camera, lay_tray
+from .health import Health
 
 
 def on_a_pi() -> bool:
@@ -72,7 +73,7 @@ def settings_from(args: argparse.Namespace, environ=os.environ) -> tuple[Setting
 def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | None = None) -> dict[str, Any]:
     """Open everything `companion run` needs; returns the parts so they can be stopped in order.
     teach_options: vision.teach.wizard.Teacher's keywords (tests use smaller calibrations)."""
-    from hw.panel import Panel, pin_factory_for
+    from hw.panel import Panel, PinsUnavailable, pin_factory_for
     from hw.pins import coerce
     from vision.reader import DiceReader
     from vision.settle import Settler
@@ -121,8 +122,13 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
             lambda model: setattr(watcher.settler, "reader", DiceReader(model)),  # one swap: no restart
             teaching=lambda on: setattr(watcher, "teaching", on), **(teach_options or {}))
         view = CameraView(watcher.latest, lambda: watcher.settler.reader, lambda: watcher.camera_ok)
-        panel = parts["panel"] = Panel(table, pin_map, pin_factory_for(True if demo else None),
-                                       on_roll=on_roll).start()
+        health = parts["health"] = Health(table, settings.db_path().parent, camera_ok=lambda: watcher.camera_ok)
+        try:
+            panel = Panel(table, pin_map, pin_factory_for(True if demo else None), on_roll=on_roll)
+        except PinsUnavailable as exc:  # another program holds them: the game goes on from the phones
+            health.panel_unavailable(str(exc))
+            panel = Panel(table, pin_map, pin_factory_for(True), on_roll=on_roll)  # mock pins: the page's mirror
+        panel = parts["panel"] = panel.start()
         status = {"demo": demo, "restarted": restarted, "started": clock(),
                   "log_damaged": log.kept_aside.name if log.kept_aside is not None else None,
                   **({"game": state["game_id"], "move": state["seq"]} if restarted else {})}  # named on every page
@@ -133,9 +139,11 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
             "COACH": settings.coach, "DICE": settings.dice, "STATS_WARM_UP": True,
             "DEMO_PRESS": panel.press if demo else None, "DEMO_BUTTONS": panel.buttons,
             "STATUS": lambda: {**status, "camera": {True: "ok", False: "lost", None: "starting"}[watcher.camera_ok],
-                               "panel": panel.snapshot()},  # what the box shows, for a page that opens now
+                               "panel": panel.snapshot(),  # what the box shows, for a page that opens now
+                               "faults": health.faults()},  # the Pi's own (power, heat, SD card, panel pins)
         })
         watcher.start()
+        health.start()
         relearner = parts["relearner"] = Relearner(teacher)
         parts["corrections"] = CorrectionWatcher(table, watcher, store, on_kept=relearner.kept).start()
         if log.kept_aside is not None:  # the moves it held cannot be read: said, with where they are kept
@@ -225,7 +233,7 @@ def taught_model(store: Any, settings: Settings, explicit: bool):
 
 def shutdown(parts: dict[str, Any]) -> None:
     """Stop what build() started, camera first, then the game log and last its lock."""
-    for name, method in (("corrections", "stop"), ("watcher", "stop"), ("camera", "close"), ("panel", "close"),
+    for name, method in (("health", "stop"), ("corrections", "stop"), ("watcher", "stop"), ("camera", "close"), ("panel", "close"),
                          ("table", "stop"), ("log", "close"), ("lock", "release")):
         part = parts.get(name)
         if part is None:

@@ -156,6 +156,15 @@ def test_the_png_sticker_is_a_png_that_reads_back_as_the_lan_address(tmp_path, l
     assert decode_png(out) == lan
 
 
+def test_dash_prints_the_code_on_the_terminal_with_the_address_under_it(tmp_path, lan, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert qr("-o", "-") == 0
+    out = capsys.readouterr().out
+    assert "\u2588" in out or "\u2580" in out  # block characters: a code a phone can scan off the screen
+    assert out.splitlines()[-1] == f"{lan}  (also http://companion.local:8000/)"
+    assert list(tmp_path.iterdir()) == []  # no file named "-"
+
+
 def test_a_given_host_and_port_go_on_the_sticker(tmp_path):
     out = tmp_path / "lid.png"
     assert qr("--host", "10.0.0.5", "--port", "8080", "-o", str(out)) == 0

@@ -128,7 +128,7 @@ def register(subparsers: Any) -> None:
                    help="the address the companion listens on (default 0.0.0.0: this machine's LAN address)")
     p.add_argument("--port", type=int, default=8000, help="its TCP port (default 8000)")
     p.add_argument("-o", "--output", default="companion-qr.svg", metavar="FILE",
-                   help="FILE.svg or FILE.png (default companion-qr.svg)")
+                   help="FILE.svg or FILE.png (default companion-qr.svg); - prints the code on the terminal")
     p.set_defaults(func=handle)
 
 
@@ -147,6 +147,11 @@ def handle(args: argparse.Namespace) -> int:
             print(f"companion qr: {problem}", file=sys.stderr)
             return 2
     urls = page_urls(args.host, args.port)
+    if args.output == "-":  # for a terminal (the Pi's installer ends with it): the code, then the address
+        from .serve import qr_text
+
+        print(qr_text(urls[0]) + urls[0] + (f"  (also {'  '.join(urls[1:])})" if urls[1:] else ""))
+        return 0
     path = Path(args.output)
     try:
         write_sticker(urls[0], path)

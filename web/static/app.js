@@ -139,6 +139,15 @@
     if (msg.kind === "dice" && TC.doubtNotice) TC.doubtNotice(msg);
     if (msg.kind === "coach" && TC.coachSwitched) TC.coachSwitched(msg);
     if (msg.kind === "panel" && TC.panelNotice) TC.panelNotice(msg);
+    if (msg.kind === "health") showFault(msg);
+  }
+
+  /* The Pi's own faults (power, heat, SD card, panel pins), each on top until its "ok" notice. */
+  const faults = {};
+  function showFault(fault) {
+    if (fault.status === "ok") delete faults[fault.code];
+    else faults[fault.code] = TC.eventText(fault);
+    showAlert("alert-health", Object.values(faults).join(" "));
   }
 
   function showStatus(status) {
@@ -148,6 +157,7 @@
         { time: at, game: status.game, move: status.move })); // `run` names them whenever it restarted
     }
     if (status.camera === "lost") showAlert("alert-camera", TC.t("Camera offline: enter rolls on the page or the panel."));
+    (status.faults || []).forEach(showFault);
     if (status.log_damaged) { // said to every phone that opens, and kept on top: games may be missing
       showAlert("alert-log", TC.t("Moves the game log kept in its write-ahead file could not be read (the file was damaged): games since the companion last stopped cleanly may be missing. A copy is kept as {name}.",
         { name: status.log_damaged }));
