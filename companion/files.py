@@ -56,6 +56,14 @@ def size_words(n: int | None) -> str:
     return f"{n // 1024} KB"
 
 
+def room(free: int | None) -> dict:
+    """The card's room as /healthz and the camera view say it: {"free": bytes or None, "low", "text"}."""
+    low = free is not None and free < LOW_SPACE
+    text = (f"The memory card is nearly full ({size_words(free)} free): teaching the dice and keeping corrected "
+            "rolls need room; delete old game exports or photos.") if low else ""
+    return {"free": free, "low": low, "text": text}
+
+
 def free_space(path, disk_usage: Callable = shutil.disk_usage) -> int | None:
     """Bytes free on the card holding path (its nearest folder that exists), or None when unknown."""
     path = Path(path).absolute()

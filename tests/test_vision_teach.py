@@ -197,7 +197,7 @@ def test_corrected_dice_can_be_forgotten(rig):
 
 
 def test_only_the_newest_corrected_rolls_wait_to_be_learned(rig, monkeypatch):
-    monkeypatch.setattr(vision.captures, "PENDING_ROLLS", 3)
+    monkeypatch.setattr(vision.teach.captures, "PENDING_ROLLS", 3)
     rig.show(["bee"])
     reading = rig.reader.read(rig.latest.get().frame)
     for ms in (9_000, 10_000, 11_000, 12_000, 13_000):  # 9 s sorts after 10 s by name: kept by time
@@ -209,7 +209,7 @@ def test_only_the_newest_corrected_rolls_wait_to_be_learned(rig, monkeypatch):
 
 
 def test_learning_keeps_the_newest_corrected_photos_of_each_face_and_every_taught_one(rig, monkeypatch):
-    monkeypatch.setattr(vision.captures, "CORRECTED_PER_FACE", 2)
+    monkeypatch.setattr(vision.teach.captures, "CORRECTED_PER_FACE", 2)
     rig.teach()
     rig.teacher.finish()
     rig.teacher.use()
@@ -252,7 +252,7 @@ def test_a_build_cancelled_meanwhile_is_thrown_away_and_blocks_no_later_wizard(r
     rig.teach()
     gate = threading.Event()
     real = vision.teach.calibrate.calibrate
-    monkeypatch.setattr(vision.calibrate, "calibrate", lambda *a, **k: (gate.wait(10), real(*a, **k))[1])
+    monkeypatch.setattr(vision.teach.calibrate, "calibrate", lambda *a, **k: (gate.wait(10), real(*a, **k))[1])
     assert rig.teacher.finish(wait_s=0) == {"building": True}
     rig.teacher.cancel()
     with pytest.raises(TeachBusy, match="still being built"):
