@@ -24,7 +24,7 @@ from . import room
 from .captures import DEFAULT, STEPS, DiceStore
 from .room import NoRoom
 from ..camera.latest import LatestFrame
-from ..name.model import Model
+from ..name.model import Model, ModelError
 
 SUGGESTED = {**{f: 5 for f in DICE_FACES}, "empty": 3}
 SURE = 0.9  # a die read this surely as another face is not the step's face
@@ -94,7 +94,7 @@ class Teacher:
         if index_problem:
             newest = self.store.newest_loadable()
             problems.append(f"{index_problem}: reading with the shipped model" +
-                            (f"; the newest taught model that loads is model {newest}: tap Use it to read with it"
+                            (f"; the newest taught model that loads is model {newest}: tap Use the newest taught model"
                              if newest is not None else "; no taught model on the card can be read"))
             offer = self._describe(newest) if newest is not None else None
         current = self.store.current()
@@ -285,12 +285,14 @@ class Teacher:
 
     def revert(self) -> dict:
         with self._lock:
+            previous = self.store.index().get("previous")
             try:
+                model = self.store.load(previous) if previous else None  # a damaged one is said, not put in use
                 with _said("tap Back to the previous model again"):
-                    which = self.store.revert()
-            except LookupError as exc:
-                raise TeachError(str(exc)) from None
-            self._use(self.store.load(which))
+                    self.store.revert()
+            except (LookupError, ModelError) as exc:
+                raise TeachError(f"{exc}; the model in use stays") from None
+            self._use(model)
             return self.status()
 
     def cancel(self) -> dict:
