@@ -225,7 +225,8 @@
     // demo mode has no dice to lay by hand: the simulated tray lays them as the step asks
     $("cam-demo-lay").hidden = $("cam-capture").hidden || !(TC.info && TC.info.demo);
     $("cam-demo-lay").dataset.step = step;
-    $("cam-finish").hidden = built || w.building || w.kind === "corrections";
+    // learning from corrections builds at once; Finish is shown only to build again after a failed build
+    $("cam-finish").hidden = built || w.building || (w.kind === "corrections" && !w.error);
     $("cam-finish").disabled = w.steps.some((st) => !st.captures);
     $("cam-cancel").textContent = built ? TC.t("Discard it") : TC.t("Cancel");
     $("cam-building").hidden = !w.building;
