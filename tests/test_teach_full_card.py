@@ -200,3 +200,93 @@ def test_low_room_is_said_by_the_camera_view_and_healthz(tmp_path):
     problems = view.status()["problems"]
     assert problems[-1]["code"] == "space" and "nearly full (12.0 MB free)" in problems[-1]["text"]
     assert room(60 << 20) == {"free": 60 << 20, "low": False, "text": ""}
+
+
+def files_of(root):
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def two_models(root):
+    """A store with model 2 in use and model 1 the previous one."""
+    rig = QuickRig(root)
+    for _ in range(2):
+        rig.teach()
+        rig.teacher.finish(30)
+        rig.teacher.use()
+    assert rig.store.index() == {"current": 2, "previous": 1, "next": 3}
+    return rig
+
+
+BAD = {"truncated": lambda good: good[:len(good) // 2], "empty": lambda good: b"",
+       "another version": None, "not what its name says": lambda good: b'["a", "list"]'}
+
+
+@pytest.mark.parametrize("bad", BAD)
+def test_a_damaged_index_is_said_in_one_line_and_the_newest_model_that_loads_is_offered(tmp_path, quick, bad, capsys):
+    from companion.config import Settings
+    from table_companion.run import taught_model
+
+    rig = two_models(tmp_path / "dice")
+    index = rig.store.root / "models.json"
+    index.write_bytes(BAD[bad](index.read_bytes()) if BAD[bad] else b'{"current": 2, "format": 9}')
+    before = files_of(rig.store.root)
+    used = len(rig.in_use)
+    status = rig.teacher.status()
+    problem = status["problems"][0]
+    assert problem.startswith(f"{index} ") and "\n" not in problem and len(status["problems"]) == 1
+    assert {"truncated": "cut short or not JSON", "empty": "is empty", "another version": "format 9, made by a newer",
+            "not what its name says": "not what its name says"}[bad] in problem
+    assert status["restore"]["name"] == 2 and "model 2" in problem
+    assert len(rig.in_use) == used  # the model read with stays as it was while the companion runs
+    assert taught_model(rig.store, Settings(), explicit=False) is None  # after a restart: the shipped one, said
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(index) in err and "chosen on the phone" in err
+    with pytest.raises(TeachError, match="cannot be told"):
+        rig.teacher.revert()
+    assert files_of(rig.store.root) == before  # nothing deleted
+    assert rig.teacher.restore()["model"]["name"] == 2 and rig.teacher.status()["problems"] == []
+    assert rig.store.index() == {"current": 2, "previous": 1, "next": 3} and rig.in_use[-1].report
+
+
+@pytest.mark.parametrize("bad", BAD)
+def test_a_damaged_model_in_use_is_said_and_the_previous_one_read_with(tmp_path, quick, bad, capsys):
+    import numpy as np
+
+    from companion.config import Settings
+    from table_companion.run import taught_model
+
+    rig = two_models(tmp_path / "dice")
+    model = rig.store.model_path(2)
+    if BAD[bad]:
+        model.write_bytes(BAD[bad](model.read_bytes()))
+    else:
+        with np.load(model) as z:
+            arrays = {k: z[k] for k in z.files}
+        np.savez(model.open("wb"), **{**arrays, "format_version": np.array(99)})
+    before = files_of(rig.store.root)
+    taught = taught_model(rig.store, Settings(), explicit=False)
+    assert taught.protos.shape == rig.store.load(1).protos.shape  # the previous, intact model
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"'{model}'" in err and "trying the previous one" in err
+    (problem,) = rig.teacher.status()["problems"]
+    assert problem.startswith(f"model file '{model}'") and problem.endswith("reading with the previous model")
+    with pytest.raises(TeachError, match="model-2.npz"):  # nor is it put back in use from the previous one
+        rig.teacher.revert(), rig.teacher.revert()
+    assert files_of(rig.store.root) == before
+
+
+@pytest.mark.parametrize("bad", BAD)
+def test_a_damaged_calibration_note_keeps_its_captures_and_is_built_again(tmp_path, quick, bad):
+    rig = QuickRig(tmp_path / "dice")
+    rig.teach()
+    meta = rig.store.draft / "meta.json"
+    meta.write_bytes(BAD[bad](meta.read_bytes()) if BAD[bad] else b'{"kind": "wizard", "started": 1, "format": 2}')
+    wizard = rig.teacher.status()["wizard"]
+    assert wizard["error"].startswith(f"{meta} ") and wizard["error"].endswith(
+        "the captures are kept: tap Finish to build from them, or Cancel")
+    assert rig.store.counts() == FEW
+    with pytest.raises(TeachError, match="already under way"):
+        rig.teacher.start()  # which would drop the captures
+    rig.teacher.finish(30)
+    rig.teacher.use()
+    assert rig.store.current() == 1
