@@ -236,15 +236,20 @@ class DiceStore:
     def start_draft(self, meta: dict, copy_from: Path | None = None) -> None:
         self.drop_draft()
         self.write_meta(meta)  # first: a draft folder without its meta is no calibration (killed meanwhile)
-        if copy_from is not None:
-            shutil.copytree(copy_from, self.draft, dirs_exist_ok=True)
-            (self.draft / "meta.json").unlink(missing_ok=True)  # the copy's own, if an old one came along
-            self.write_meta(meta)
+        if copy_from is not None:  # (a meta.json left there by a kill during Use it is not copied)
+            shutil.copytree(copy_from, self.draft, dirs_exist_ok=True, ignore=shutil.ignore_patterns("meta.json"))
         for step in STEPS:
             (self.draft / step).mkdir(parents=True, exist_ok=True)
 
     def drop_draft(self) -> None:
-        shutil.rmtree(self.draft, ignore_errors=True)
+        """Gone whole: renamed aside first, so a kill while its photos are deleted leaves no half draft."""
+        aside = self.root / ".dropped"
+        shutil.rmtree(aside, ignore_errors=True)
+        try:
+            self.draft.replace(aside)
+        except OSError:
+            shutil.rmtree(self.draft, ignore_errors=True)
+        shutil.rmtree(aside, ignore_errors=True)
         self.draft_model.unlink(missing_ok=True)
 
     def counts(self) -> dict[str, int]:
