@@ -290,3 +290,22 @@ def test_a_damaged_calibration_note_keeps_its_captures_and_is_built_again(tmp_pa
     rig.teacher.finish(30)
     rig.teacher.use()
     assert rig.store.current() == 1
+
+
+def test_a_finish_whose_calibration_is_cancelled_meanwhile_says_so(tmp_path, monkeypatch):
+    import threading
+
+    building, gate = threading.Event(), threading.Event()
+    monkeypatch.setattr(vision.teach.calibrate, "calibrate",
+                        lambda folder, **k: (building.set(), gate.wait(10), small_model())[2])
+    rig = QuickRig(tmp_path / "dice")
+    rig.teach()
+    answers = []
+    waiting = threading.Thread(target=lambda: answers.append(pytest.raises(TeachError, rig.teacher.finish, 30)))
+    waiting.start()
+    assert building.wait(10)
+    rig.teacher.cancel()
+    gate.set()
+    waiting.join(10)
+    assert "was cancelled (maybe on another phone) while its model was built" in str(answers[0].value)
+    rig.teacher.start()

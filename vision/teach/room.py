@@ -47,9 +47,15 @@ def check(store, need: int, doing: str, again: str) -> None:
                      f"{files.size_words(free)} free; delete old game exports or photos, then {again}")
 
 
-def to_teach(store, latest, suggested: dict) -> int:
-    """Every suggested capture and the model built from them."""
-    return sum(suggested.values()) * photo_size(store, latest) + store.model_size()
+def to_teach(store, latest, steps) -> int:
+    """One capture of each step and the model built from them: the least that teaches a model (each
+    capture then asks for its own room, and leaves the model's)."""
+    return len(steps) * photo_size(store, latest) + store.model_size()
+
+
+def to_capture(store, latest) -> int:
+    """The photo, and room left for the model it is to be built into."""
+    return photo_size(store, latest) + store.model_size()
 
 
 def to_learn(store, current) -> int:

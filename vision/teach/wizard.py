@@ -93,9 +93,10 @@ class Teacher:
         index_problem = self.store.index_problem()
         if index_problem:
             newest = self.store.newest_loadable()
-            problems.append(f"{index_problem}: reading with the shipped model" +
-                            (f"; the newest taught model that loads is model {newest}: tap Use the newest taught model"
-                             if newest is not None else "; no taught model on the card can be read"))
+            problems.append(index_problem + (
+                f"; the newest taught model that loads is model {newest}: tap Use the newest taught model to read "
+                "with it (until then, a restart reads with the shipped model)" if newest is not None
+                else "; no taught model on the card can be read: the shipped model reads until the dice are taught"))
             offer = self._describe(newest) if newest is not None else None
         current = self.store.current()
         if current != DEFAULT and self.store.problem(current):
@@ -127,7 +128,7 @@ class Teacher:
         with self._lock:
             self._refuse_if_running("start another")
             self._refuse_while_building()
-            room.check(self.store, room.to_teach(self.store, self.latest, self.suggested), "teach the dice",
+            room.check(self.store, room.to_teach(self.store, self.latest, STEPS), "teach the dice",
                        "tap Teach the dice again")
             with _said("tap Teach the dice again", self.store):
                 self.store.start_draft({"kind": "wizard", "started": self.clock()})
@@ -167,7 +168,7 @@ class Teacher:
             n = len(reading.dice)
             refusal = self._refusal(step, reading)
             if refusal is None:
-                room.check(self.store, room.photo_size(self.store, self.latest), "keep another capture",
+                room.check(self.store, room.to_capture(self.store, self.latest), "keep another capture",
                            "tap Capture again")
                 with _said("tap Capture again"):
                     self.store.add_capture(step, shot.frame)
@@ -218,7 +219,9 @@ class Teacher:
                 self._built.clear()
                 self._worker = threading.Thread(target=self._build, name="calibrate", daemon=True)
                 self._worker.start()
-        self._built.wait(wait_s)
+        if self._built.wait(wait_s) and self.status()["wizard"] is None:
+            raise TeachError("the calibration was cancelled (maybe on another phone) while its model was built; "
+                             "nothing was kept")
         status = self.status()["wizard"] or {}
         if status.get("error"):
             raise TeachError(status["error"])
