@@ -64,6 +64,7 @@ class Teacher:
         self._last: dict | None = None  # the last capture's answer, for every phone to see
         self._error: str | None = None  # a build's end that could not be written in the draft's meta
         self._reports: dict = {}  # (model, file time) -> its report: phones ask every few seconds
+        self._checked: dict = {}  # (model, file time) -> why it does not load, or None
         self._teaching((self.store.meta() or {}).get("kind") == "wizard")  # a wizard left under way before a restart
 
     # --- what every phone sees ---------------------------------------------------------------------
@@ -92,18 +93,26 @@ class Teacher:
         problems, offer = [], None
         index_problem = self.store.index_problem()
         if index_problem:
-            newest = self.store.newest_loadable()
+            newest = next((n for n in self.store.numbers() if self._problem(n) is None), None)
             problems.append(index_problem + (
                 f"; the newest taught model that loads is model {newest}: tap Use the newest taught model to read "
                 "with it (until then, a restart reads with the shipped model)" if newest is not None
                 else "; no taught model on the card can be read: the shipped model reads until the dice are taught"))
             offer = self._describe(newest) if newest is not None else None
         current = self.store.current()
-        if current != DEFAULT and self.store.problem(current):
-            problems.append(f"{self.store.problem(current)}: reading with the previous model")
+        if current != DEFAULT and self._problem(current):
+            problems.append(f"{self._problem(current)}: reading with the previous model")
         if self.store.unkept:
             problems.append(self.store.unkept)
         return {"problems": problems, "restore": offer}
+
+    def _problem(self, which) -> str | None:
+        """store.problem(which), read once per version of its file: phones ask every few seconds."""
+        path = self.store.model_path(which)
+        key = (which, path.stat().st_mtime_ns if path.exists() else None)
+        if key not in self._checked:
+            self._checked[key] = self.store.problem(which)
+        return self._checked[key]
 
     def _describe(self, which) -> dict:
         if which in (None, DEFAULT):
