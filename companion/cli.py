@@ -15,7 +15,7 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from . import stats_cli
+from . import files, stats_cli
 from .coaching import Coaching
 from .config import load_settings, read_config
 from .errors import CompanionError, GameLogError
@@ -125,10 +125,10 @@ def cmd_log(args: argparse.Namespace) -> int:
         with GameLog(db, readonly=True) as log:
             text = log.export_jsonl(int(args.arg))
         if args.out:
-            try:
-                Path(args.out).write_text(text, encoding="utf-8")
-            except OSError as exc:
-                return _fail(f"cannot write {args.out}: {exc.strerror or exc}", EXIT_FAILED)
+            try:  # whole or not at all: a full card must not leave half an export that looks whole
+                files.write_atomic(Path(args.out), text.encode("utf-8"), parents=False)
+            except files.WriteError as exc:  # it names the file, why, and the room left
+                return _fail(str(exc), EXIT_FAILED)
         else:
             sys.stdout.write(text)
         return 0

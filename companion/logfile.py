@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import GameLogError
+from .files import sync_folder
 from .paths import data_dir
 
 # Format 1: meta, games(id, game, created), commands. Format 2 adds to each game whether it is
@@ -212,7 +213,7 @@ def _create(path: Path) -> None:
         except OSError:
             if not path.exists():  # a file system without hard links (FAT)
                 os.replace(tmp, path)
-        _sync_folder(path.parent)
+        sync_folder(path.parent)  # the new name on the card too, before a command goes into it
     except (OSError, sqlite3.Error) as exc:
         raise GameLogError(f"cannot create the game log {path}: {getattr(exc, 'strerror', None) or exc}") from None
     finally:
@@ -221,20 +222,6 @@ def _create(path: Path) -> None:
                 leftover.unlink()
             except OSError:
                 pass
-
-
-def _sync_folder(folder: Path) -> None:
-    """The new name on the card too, before the first command is acknowledged into it."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some file systems cannot sync a folder; the name is then as safe as they make it
-    finally:
-        os.close(fd)
 
 
 def _upgrade(db: sqlite3.Connection) -> None:

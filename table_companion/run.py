@@ -77,6 +77,7 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
     from hw.pins import coerce
     from vision.reader import DiceReader
     from vision.settle import Settler
+    from companion.files import room
     from vision.teach.captures import DiceStore
     from vision.teach.wizard import Teacher
     from vision.teach.relearn import Relearner
@@ -121,7 +122,8 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
             store, watcher.latest, lambda: watcher.settler.reader,
             lambda model: setattr(watcher.settler, "reader", DiceReader(model)),  # one swap: no restart
             teaching=lambda on: setattr(watcher, "teaching", on), **(teach_options or {}))
-        view = CameraView(watcher.latest, lambda: watcher.settler.reader, lambda: watcher.camera_ok)
+        space = lambda: room(store.free())  # noqa: E731 - the dice folder's card: where teaching writes
+        view = CameraView(watcher.latest, lambda: watcher.settler.reader, lambda: watcher.camera_ok, space=space)
         health = parts["health"] = Health(table, settings.db_path().parent, camera_ok=lambda: watcher.camera_ok)
         try:
             panel = Panel(table, pin_map, pin_factory_for(True if demo else None), on_roll=on_roll)
@@ -136,7 +138,7 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
             "TABLE": table, "PIN": pin, "ALLOWED_HOSTS": settings.host_names(),
             "CAMERA_VIEW": view, "TEACHER": teacher, "ASKING": asking,
             "DEMO_TRAY": (lambda faces: lay_tray(camera, watcher.latest, faces)) if camera is not None else None,
-            "COACH": settings.coach, "DICE": settings.dice, "STATS_WARM_UP": True,
+            "COACH": settings.coach, "DICE": settings.dice, "STATS_WARM_UP": True, "SPACE": space,
             "DEMO_PRESS": panel.press if demo else None, "DEMO_BUTTONS": panel.buttons,
             "STATUS": lambda: {**status, "camera": {True: "ok", False: "lost", None: "starting"}[watcher.camera_ok],
                                "panel": panel.snapshot(),  # what the box shows, for a page that opens now
@@ -220,15 +222,22 @@ def taught_model(store: Any, settings: Settings, explicit: bool):
     from vision.teach.captures import DEFAULT
     from vision.name.model import ModelError
 
-    current = store.current()
-    if explicit or current == DEFAULT:
+    if explicit:
         return settings.model
-    try:
-        return store.load(current)
-    except ModelError as exc:  # a damaged taught model must not keep the companion from starting
-        print(f"companion run: the dice model taught on the phone cannot be used ({exc}); using "
-              f"{settings.model or 'the shipped model'}", file=sys.stderr)
-        return settings.model
+    problem = store.index_problem()
+    if problem:  # the page says it too, and offers the newest model that loads
+        print(f"companion run: {problem}; using {settings.model or 'the shipped model'} until a taught model is "
+              "chosen on the phone (Camera and dice)", file=sys.stderr)
+    index = store.index()
+    for which in (index.get("current"), index.get("previous")):
+        if which in (None, DEFAULT):
+            return settings.model
+        try:
+            return store.load(which)
+        except ModelError as exc:  # a damaged taught model must not keep the companion from starting
+            print(f"companion run: the dice model taught on the phone cannot be used ({exc}); trying the "
+                  "previous one", file=sys.stderr)
+    return settings.model
 
 
 def shutdown(parts: dict[str, Any]) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from pathlib import Path
 
@@ -88,7 +87,7 @@ def cmd_calibrate(args) -> int:
                           compare=None if args.compare == "auto" else args.compare)
         kept = None if args.force else _better_in_place(args.out, model, args.dir, score_on)
         if kept is None:
-            _save_over(model, Path(args.out))
+            save_model(model, Path(args.out))  # whole: a full card leaves the old model as it was
     except ImageError as exc:
         return _fail(str(exc), 2)
     except CompanionError as exc:
@@ -112,17 +111,6 @@ def _model_file(path: Path) -> bool:
             return "format_version" in data.files
     except (OSError, ValueError, EOFError, TypeError, AttributeError):  # a photo, a text, a folder, a .npy
         return False
-
-
-def _save_over(model, out: Path) -> None:
-    """Write beside `out`, then rename over it. Written in place, a full disk or a Ctrl-C during
-    the write left the model already there cut short: the table's dice taught, lost."""
-    part = out.with_name(f".{out.name}.{os.getpid()}.part")
-    try:
-        save_model(model, part)
-        os.replace(part, out)
-    finally:
-        part.unlink(missing_ok=True)
 
 
 def _better_in_place(path, model, folder, score_on) -> str | None:

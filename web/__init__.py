@@ -33,6 +33,7 @@ Config keys (all optional except TABLE):
   COACH, DICE  the ZomBee coach's mode (off/tip/full, default tip) and the faces of the five dice
   INVITE_URL   the address the Invite view's QR code gives (serve/run set the LAN address; default:
                the address the phone used, or the LAN address when that was localhost)
+  SPACE        callable returning the data card's room, companion.files.room(): shown by /healthz
   STATS_WARM_UP  digest the log's games for /stats in a background thread at start (default False)
 """
 

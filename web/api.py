@@ -74,7 +74,9 @@ def current_state() -> dict:
 
 @bp.get("/healthz")
 def healthz():
-    return jsonify(ok=True, streams=ctx().hub.count())
+    # the card's room, when the companion knows where its data goes: seen before a game night fills it
+    space = current_app.config.get("SPACE")
+    return jsonify(ok=True, streams=ctx().hub.count(), **({"space": space()} if space else {}))
 
 
 def etag(state: dict | None) -> str:

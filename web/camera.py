@@ -3,7 +3,8 @@
     GET  /api/camera.jpg[?overlay=1]   the newest frame (503 JSON when there is no camera)
     GET  /api/camera                    what is wrong with the picture, in words, and the dice seen
     GET  /api/calibration               the model in use, the previous one, corrected dice waiting, a wizard
-    POST /api/calibration/start|capture|more|finish|use|revert|cancel|learn|forget
+    POST /api/calibration/start|capture|more|finish|use|revert|cancel|learn|forget|restore
+                                        (507 with the reason in words when the memory card lacks room)
     POST /api/demo/tray                 demo mode: {"faces": [...]} lays those dice at rest in the tray
     GET  /api/camera/doubt              the camera's open question about a die between two faces, or null
     GET  /api/camera/doubt/<n>.jpg      die n of that roll, cut from the frame read (no PIN: one die)
@@ -16,13 +17,20 @@ faces -> None, demo mode only), ASKING (vision.doubt.Asking, the tray watcher's)
 from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, request
-from werkzeug.exceptions import BadRequest, Conflict, NotFound, ServiceUnavailable
+from werkzeug.exceptions import BadRequest, Conflict, HTTPException, NotFound, ServiceUnavailable
 
 from companion.commands import quote
 
 from .api import json_body, require_pin
 
 bp = Blueprint("camera", __name__)
+
+
+class InsufficientStorage(HTTPException):
+    """507: the memory card lacks room for the step (the message says what to delete and tap)."""
+
+    code = 507
+    description = "the companion's memory card is full"
 
 
 @bp.record_once
@@ -48,10 +56,13 @@ def _teacher():
 
 
 def _teach(action, *args):
+    from vision.teach.room import NoRoom
     from vision.teach.wizard import TeachBusy, TeachError
 
     try:
         return action(*args)
+    except NoRoom as exc:  # a full card: the words say what to delete and what to tap then
+        raise InsufficientStorage(str(exc)) from None
     except TeachBusy as exc:
         raise Conflict(str(exc)) from None
     except TeachError as exc:
@@ -99,7 +110,7 @@ def calibration_action(action: str):
             raise BadRequest('more photos need {"face": "bee"|"honey"|"zzz"|"zombee"|"empty"} and nothing else')
         return jsonify(_teach(teacher.more, raw["face"]))
     actions = {"start": teacher.start, "use": teacher.use, "revert": teacher.revert, "cancel": teacher.cancel,
-               "forget": teacher.forget,
+               "forget": teacher.forget, "restore": teacher.restore,
                "finish": lambda: teacher.finish(FINISH_WAIT_S), "learn": lambda: teacher.learn(FINISH_WAIT_S)}
     if action not in actions:
         raise NotFound(f"no calibration action {quote(action)}; actions are capture, more, {', '.join(actions)}")

@@ -9,9 +9,10 @@ game log, whatever --db says), or made there at the first start, readable by the
 
 from __future__ import annotations
 
-import os
 import stat
 from pathlib import Path
+
+from companion.files import write_atomic
 
 from .auth import random_pin
 
@@ -26,8 +27,8 @@ def pin_path(directory: Path) -> Path:
 def kept_pin(directory: Path) -> str:
     """The PIN kept in `directory`, made (six random digits, mode 0600) when there is none yet.
 
-    A kept file that is empty or too short is replaced. OSError when the folder cannot be
-    written (the caller falls back to a PIN for this run only)."""
+    A kept file that is empty or too short is replaced, whole (companion.files.write_atomic). OSError
+    when the folder cannot be written (the caller falls back to a PIN for this run only)."""
     path = pin_path(directory)
     try:
         pin = path.read_text(encoding="utf-8").strip()
@@ -37,15 +38,6 @@ def kept_pin(directory: Path) -> str:
         if stat.S_IMODE(path.stat().st_mode) & 0o077:  # someone widened it: the PIN is a secret
             path.chmod(0o600)
         return pin
-    path.parent.mkdir(parents=True, exist_ok=True)
     pin = random_pin()
-    tmp = path.with_name(FILE_NAME + ".new")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # never readable by others, not even briefly
-    try:
-        os.fchmod(fd, 0o600)  # O_CREAT's mode is filtered by the umask; an older .new may be wider
-        os.write(fd, (pin + "\n").encode())
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)  # a power cut leaves the old file or the new one, never half a PIN
+    write_atomic(path, (pin + "\n").encode(), mode=0o600)  # never readable by others, not even briefly
     return pin

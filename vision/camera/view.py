@@ -156,12 +156,13 @@ class CameraView:
 
     reader: returns the DiceReader in use (it changes when a taught model is put in use).
     camera_ok: returns the watcher's camera_ok (True, False, or None while starting).
+    space: returns the data card's room (companion.files.room); low room is one of the problems said.
     """
 
     def __init__(self, latest: LatestFrame, reader: Callable[[], Any], camera_ok: Callable[[], bool | None], *,
                  min_interval_s: float = 0.2, stale_s: float = STALE_S, quality: int = 75,
-                 clock: Callable[[], float] = time.monotonic):
-        self.latest, self.reader, self.camera_ok = latest, reader, camera_ok
+                 clock: Callable[[], float] = time.monotonic, space: Callable[[], dict] | None = None):
+        self.latest, self.reader, self.camera_ok, self.space = latest, reader, camera_ok, space
         self.min_interval_s, self.stale_s, self.quality, self.clock = min_interval_s, stale_s, quality, clock
         self._lock = threading.Lock()
         self._look: Look | None = None
@@ -210,7 +211,12 @@ class CameraView:
 
     def status(self) -> dict:
         try:
-            return self.look().to_dict()
+            out = self.look().to_dict()
         except NoCamera as exc:
-            return {"ok": False, "problems": [{"code": "offline", "text": str(exc)[0].upper() + str(exc)[1:] + "."}],
-                    "dice": []}
+            out = {"ok": False, "problems": [{"code": "offline", "text": str(exc)[0].upper() + str(exc)[1:] + "."}],
+                   "dice": []}
+        room = self.space() if self.space else {}
+        if room.get("low"):  # seen while setting up, before teaching or a game night fills the card
+            out = {**out, "ok": False, "problems": [*out["problems"], {"code": "space", "text": room["text"],
+                                                                       "args": {"free": room["free"]}}]}
+        return out

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import io
 import json
 import math
 import zipfile
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from companion import files
 from companion.commands import DICE_FACES
 from companion.errors import ConfigError
 
@@ -242,19 +244,27 @@ def surer_face(now: np.ndarray, other: np.ndarray, at_least: float, cap: float) 
 
 
 def save_model(model: Model, path) -> None:
+    """Write model to path whole (companion.files.write_atomic): a full card leaves the file that was
+    there as it was, and raises WriteError naming the file and the room left."""
+    path = Path(path)
+    files.write_atomic(path, model_bytes(model, path.parent))
+
+
+def model_bytes(model: Model, folder) -> bytes:
+    """The model file's bytes; a crop network is kept beside it in folder, by name."""
     arrays = _arrays(model)
     if model.report is not None:
         arrays["report"] = np.array(json.dumps(model.report, sort_keys=True))
     if model.net is not None:
         arrays.update({"net_" + k: v for k, v in model.net.items()})
     if model.cnn is not None:  # the ONNX file beside the model, by name (older readers ignore the key)
-        arrays["crop_net"] = np.array(_crop_file(model.cnn, Path(path).parent))
+        arrays["crop_net"] = np.array(_crop_file(model.cnn, Path(folder)))
     if model.second is not None:  # older readers ignore these keys and read the first way alone
         arrays.update({SECOND + k: v for k, v in _arrays(model.second).items()})
         arrays["second_weight"] = np.array(model.second_weight, np.float32)
-    path = Path(path)
-    with open(path, "wb") as fh:  # an open file keeps numpy from appending .npz to the name
-        np.savez_compressed(fh, **arrays)
+    out = io.BytesIO()  # a file object keeps numpy from appending .npz to a name
+    np.savez_compressed(out, **arrays)
+    return out.getvalue()
 
 
 def _crop_file(cnn: CropNet, folder: Path) -> str:
@@ -265,7 +275,7 @@ def _crop_file(cnn: CropNet, folder: Path) -> str:
             continue
         target = folder / name
         if not target.exists():
-            target.write_bytes(cnn.data)
+            files.write_atomic(target, cnn.data)
         if target.read_bytes() == cnn.data:
             return name
     raise ModelError(f"could not keep the crop network beside the model in {str(folder)!r}")

@@ -24,13 +24,16 @@ import shutil
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 import cv2
 import numpy as np
 
+from companion import files
 from companion.commands import DICE_FACES
+from companion.errors import ImageError
 
-from ..name.model import Model, load_model, save_model
+from ..name.model import Model, ModelError, load_model, model_bytes
 
 STEPS = DICE_FACES + ("empty",)  # the wizard's order: each face, then the empty tray
 DEFAULT = "default"  # the model shipped in the package
@@ -39,6 +42,7 @@ CROP_MARGIN = 0.12  # of a die's box kept around it in a correction's crop: its 
 # calibration takes time in step with its photos (18 photos per face of five dice, about 12 s here and
 # some 50 s on a Pi 4: bench/vision.py --only speed), and every learning adds the corrected rolls to
 # the photos. The newest are kept: they show the table, the lamp and the dice as they are now.
+FORMAT = 1  # of models.json and draft/meta.json; a newer companion's are read, never written over
 PENDING_ROLLS = 40  # corrected rolls waiting to be learned; an older one is dropped for a new one
 CORRECTED_PER_FACE = 12  # corrected photos of each face a calibration keeps (the hand-taught ones all stay)
 
@@ -82,26 +86,82 @@ def _overlap(a, b) -> bool:
 
 
 class DiceStore:
-    def __init__(self, root):
+    """disk_usage: shutil.disk_usage, or a stand-in that says how much room the card has."""
+
+    def __init__(self, root, disk_usage: Callable = shutil.disk_usage):
         self.root = Path(root)
         self.draft = self.root / "draft"
         self.draft_model = self.root / "draft.npz"
         self.corrections = self.root / "corrections"
+        self.disk_usage = disk_usage
+        self.unkept: str | None = None  # why the last corrected roll could not be kept, for the page
+
+    def _write(self, path: Path, data: bytes) -> None:
+        """Every file of the store is written whole (companion.files.write_atomic), or WriteError."""
+        files.write_atomic(path, data, disk_usage=self.disk_usage)
+
+    def _write_png(self, path: Path, image: np.ndarray) -> None:
+        ok, data = cv2.imencode(".png", image)
+        if not ok:
+            raise ImageError(f"the picture for {path} could not be encoded as PNG")
+        self._write(path, data.tobytes())
+
+    def free(self) -> int | None:
+        """Bytes free on the dice folder's card (None when unknown)."""
+        return files.free_space(self.root, self.disk_usage)
 
     # --- the models ---------------------------------------------------------------------------
 
     def index(self) -> dict:
-        try:
-            data = json.loads((self.root / "models.json").read_text())
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
-            return {}
+        """models.json, or {} when it is missing or cannot be read (index_problem() says why)."""
+        return self._read_index()[0]
+
+    def index_problem(self) -> str | None:
+        """One line when models.json is missing or damaged while taught models are on the card."""
+        return self._read_index()[1]
+
+    def _read_index(self) -> tuple[dict, str | None]:
+        path = self.root / "models.json"
+        data, problem = _read_json(path, ("current", "previous", "next"))
+        if problem is None:
+            for key in ("current", "previous"):
+                if key in data and data[key] != DEFAULT and not isinstance(data[key], int):
+                    problem = f"{path}: {key} is {data[key]!r}, not a model number"
+            if not isinstance(data.get("next", 1), int):
+                problem = f"{path}: next is {data['next']!r}, not a model number"
+        if problem is None or not self.numbers():  # with no taught model on the card there is nothing to lose
+            return (data if problem is None else {}), None
+        return {}, problem
 
     def _write_index(self, data: dict) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = self.root / "models.json.tmp"
-        tmp.write_text(json.dumps(data))
-        tmp.replace(self.root / "models.json")  # a power cut leaves the old index or the new, never half
+        # a power cut leaves the old index or the new, never half
+        self._write(self.root / "models.json", json.dumps({**data, "format": FORMAT}).encode())
+
+    def numbers(self) -> list[int]:
+        """The taught models' numbers on the card, newest first."""
+        return sorted((int(n) for p in self.root.glob("model-*.npz")
+                       if (n := p.name.removeprefix("model-").removesuffix(".npz")).isdigit()), reverse=True)
+
+    def problem(self, which) -> str | None:
+        """Why the model `which` cannot be read (one line naming its file), or None when it loads."""
+        try:
+            self.load(which)
+        except ModelError as exc:
+            return str(exc)
+        return None
+
+    def newest_loadable(self) -> int | None:
+        return next((n for n in self.numbers() if self.problem(n) is None), None)
+
+    def restore(self) -> int:
+        """With models.json damaged or missing: the newest taught model that loads becomes the one in
+        use, the next older that loads the previous one. Nothing is deleted."""
+        good = [n for n in self.numbers() if self.problem(n) is None]
+        if not good:
+            raise LookupError("no taught model on the card can be read")
+        self._write_index({"current": good[0], "previous": good[1] if len(good) > 1 else DEFAULT,
+                           "next": self.numbers()[0] + 1})
+        return good[0]
 
     def model_path(self, n) -> Path:
         return self.root / f"model-{n}.npz"
@@ -117,20 +177,32 @@ class DiceStore:
         return self.index().get("current") or DEFAULT
 
     def adopt_draft(self) -> int:
-        """The built draft becomes the model in use; the one in use until now becomes the previous."""
-        index = self.index()
-        n = int(index.get("next", 1))
+        """The built draft becomes the model in use; the one in use until now becomes the previous.
+        The index is written last: killed before it, the companion restarts with the old model."""
+        index, problem = self._read_index()
+        previous = index.get("current") or (self.newest_loadable() if problem else None) or DEFAULT
+        n = max([int(index.get("next", 1)), *(k + 1 for k in self.numbers())])  # never over a half-adopted one
+        shutil.rmtree(self.photos_dir(n), ignore_errors=True)  # a half-adopted one's photos, if any
         self.draft_model.replace(self.model_path(n))
-        (self.draft / "meta.json").unlink(missing_ok=True)
         self.draft.replace(self.photos_dir(n))
-        index.update(current=n, previous=index.get("current") or DEFAULT, next=n + 1)
-        self._write_index(index)
-        self._prune(index)
+        index.update(current=n, previous=previous, next=n + 1)
+        try:
+            self._write_index(index)
+        except OSError:  # the card refused the index: the draft is put back, built, for Use it again
+            self.photos_dir(n).replace(self.draft)
+            self.model_path(n).replace(self.draft_model)
+            raise
+        (self.photos_dir(n) / "meta.json").unlink(missing_ok=True)
+        if problem is None:  # with the index damaged, which models were kept cannot be told: none is deleted
+            self._prune(index)
         return n
 
     def revert(self):
         """Swap the model in use and the previous one; returns the one now in use (a number or DEFAULT)."""
-        index = self.index()
+        index, problem = self._read_index()
+        if problem:
+            raise LookupError(f"which model was in use before cannot be told ({problem}); "
+                              "put the newest model that loads in use first")
         if not index.get("previous"):
             raise LookupError("there is no previous model to go back to")
         index["current"], index["previous"] = index["previous"], index.get("current") or DEFAULT
@@ -147,25 +219,37 @@ class DiceStore:
     # --- a calibration under way ------------------------------------------------------------------
 
     def meta(self) -> dict | None:
-        try:
-            return json.loads((self.draft / "meta.json").read_text())
-        except (OSError, ValueError):
+        """The calibration under way, or None. A damaged draft/meta.json with captures beside it is
+        still a calibration under way (its photos are kept), with the damage as its error."""
+        path = self.draft / "meta.json"
+        meta, problem = _read_json(path, ("kind", "started"))
+        if problem is None:
+            return meta
+        if problem.endswith("is missing") and not any(self.counts().values()):
             return None
+        return {"kind": "wizard", "started": None,
+                "error": f"{problem}; the captures are kept: tap Finish to build from them, or Cancel"}
 
     def write_meta(self, meta: dict) -> None:
-        self.draft.mkdir(parents=True, exist_ok=True)
-        (self.draft / "meta.json").write_text(json.dumps(meta))
+        self._write(self.draft / "meta.json", json.dumps({**meta, "format": FORMAT}).encode())
 
     def start_draft(self, meta: dict, copy_from: Path | None = None) -> None:
         self.drop_draft()
-        if copy_from is not None:
-            shutil.copytree(copy_from, self.draft)
+        self.write_meta(meta)  # first: a draft folder without its meta is no calibration (killed meanwhile)
+        if copy_from is not None:  # (a meta.json left there by a kill during Use it is not copied)
+            shutil.copytree(copy_from, self.draft, dirs_exist_ok=True, ignore=shutil.ignore_patterns("meta.json"))
         for step in STEPS:
             (self.draft / step).mkdir(parents=True, exist_ok=True)
-        self.write_meta(meta)
 
     def drop_draft(self) -> None:
-        shutil.rmtree(self.draft, ignore_errors=True)
+        """Gone whole: renamed aside first, so a kill while its photos are deleted leaves no half draft."""
+        aside = self.root / ".dropped"
+        shutil.rmtree(aside, ignore_errors=True)
+        try:
+            self.draft.replace(aside)
+        except OSError:
+            shutil.rmtree(self.draft, ignore_errors=True)
+        shutil.rmtree(aside, ignore_errors=True)
         self.draft_model.unlink(missing_ok=True)
 
     def counts(self) -> dict[str, int]:
@@ -177,32 +261,54 @@ class DiceStore:
         n = max([int(p.stem.split("-")[-1]) for p in folder.glob(f"{step}-*.png") if p.stem.split("-")[-1].isdigit()]
                 or [0]) + 1
         path = folder / f"{step}-{n:03d}.png"
-        if not cv2.imwrite(str(path), frame):
-            raise OSError(f"could not write {path}")
+        self._write_png(path, frame)
         return path
 
     def save_draft_model(self, model: Model) -> None:
-        save_model(model, self.draft_model)
+        self._write(self.draft_model, model_bytes(model, self.root))
+
+    def photo_size(self) -> int | None:
+        """About how much room one calibration photo takes (the mean of those on the card), or None."""
+        sizes = [p.stat().st_size for folder in (self.draft, self.photos_dir(self.current()))
+                 for p in folder.glob("*/*.png")][:200]
+        return sum(sizes) // len(sizes) if sizes else None
+
+    def model_size(self) -> int:
+        """About how much room a built model takes (the largest on the card, else the shipped one's)."""
+        from ..name.model import DEFAULT_PATH
+
+        sizes = [p.stat().st_size for p in (*self.root.glob("model-*.npz"), self.draft_model) if p.exists()]
+        return max(sizes) if sizes else DEFAULT_PATH.stat().st_size
+
+    def folder_size(self, folder: Path) -> int:
+        return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
     # --- corrections ----------------------------------------------------------------------------------
 
     def keep_correction(self, frame: np.ndarray, dice: list, faces: list[str], clock=time.time) -> int:
-        """Keep the crops of the dice of a corrected roll with their corrected faces; returns how many."""
-        self.corrections.mkdir(parents=True, exist_ok=True)
+        """Keep the crops of the dice of a corrected roll with their corrected faces; returns how many.
+        Its crops are written first and its note last: a full card keeps all of a roll or none of it
+        (WriteError, also kept in `unkept` for the page to say)."""
         ident = f"{int(clock() * 1000):d}"
         h, w = frame.shape[:2]
         entries = []
         boxes = [_grown(d.box, w, h) for d in dice]
-        for k, (die, face) in enumerate(zip(dice, faces)):
-            x0, y0, x1, y1 = boxes[k]
-            if any(_overlap(boxes[k], other) for j, other in enumerate(boxes) if j != k):
-                continue  # a die touching another: its crop would teach part of the neighbour too
-            name = f"{ident}-{k}.png"
-            cv2.imwrite(str(self.corrections / name), frame[y0:y1, x0:x1])
-            entries.append({"face": face, "file": name, "at": [x0, y0]})
-        if not entries:
-            return 0
-        (self.corrections / f"{ident}.json").write_text(json.dumps({"size": [w, h], "dice": entries}))
+        try:
+            for k, (die, face) in enumerate(zip(dice, faces)):
+                x0, y0, x1, y1 = boxes[k]
+                if any(_overlap(boxes[k], other) for j, other in enumerate(boxes) if j != k):
+                    continue  # a die touching another: its crop would teach part of the neighbour too
+                name = f"{ident}-{k}.png"
+                self._write_png(self.corrections / name, frame[y0:y1, x0:x1])
+                entries.append({"face": face, "file": name, "at": [x0, y0]})
+            if not entries:
+                return 0
+            self._write(self.corrections / f"{ident}.json", json.dumps({"size": [w, h], "dice": entries}).encode())
+        except files.WriteError as exc:
+            self.drop_corrections([ident])
+            self.unkept = exc.words("correct the next roll again") + " (a corrected roll could not be kept)"
+            raise
+        self.unkept = None
         waiting = [ident for ident, _ in self.pending()]
         self.drop_corrections(waiting[:max(len(waiting) - PENDING_ROLLS, 0)])
         return len(entries)
@@ -240,7 +346,7 @@ class DiceStore:
                 x0, y0 = d["at"]
                 canvas[y0:y0 + crop.shape[0], x0:x0 + crop.shape[1]] = crop
             for face, canvas in by_face.items():
-                cv2.imwrite(str(folder / face / f"corrected-{ident}.png"), canvas)
+                self._write_png(folder / face / f"corrected-{ident}.png", canvas)
             used.append(ident)
         for face in DICE_FACES:
             corrected = sorted((folder / face).glob("corrected-*.png"), key=_by_age)
@@ -254,3 +360,25 @@ class DiceStore:
             for p in self.corrections.glob(f"{ident}-*.png"):
                 p.unlink(missing_ok=True)
             meta.unlink(missing_ok=True)
+
+
+def _read_json(path: Path, keys: tuple[str, ...]) -> tuple[dict, str | None]:
+    """(the JSON object at path, None) or ({}, one line naming the file and what is wrong)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}, f"{path} is missing"
+    except OSError as exc:
+        return {}, f"{path} cannot be read: {exc.strerror or exc}"
+    if not raw.strip():
+        return {}, f"{path} is empty"
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return {}, f"{path} is cut short or not JSON ({exc})"
+    if not isinstance(data, dict) or not set(keys) & set(data):
+        return {}, f"{path} is not what its name says (no {', '.join(keys)})"
+    if not isinstance(data.get("format", FORMAT), int) or data.get("format", FORMAT) > FORMAT:
+        return {}, f"{path} is format {data.get('format')!r}, made by a newer companion (this one reads {FORMAT})"
+    data.pop("format", None)  # written by every write, not part of what the file says
+    return data, None

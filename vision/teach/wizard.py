@@ -13,14 +13,18 @@ import os
 import threading
 import time
 from collections import Counter
+from contextlib import contextmanager
 from typing import Any, Callable
 
 from companion.commands import DICE_FACES
-from companion.errors import CompanionError, ImageError
+from companion.errors import CompanionError
+from companion.files import WriteError
 
+from . import room
 from ..camera.latest import LatestFrame
-from ..name.model import Model
+from ..name.model import Model, ModelError
 from .captures import DEFAULT, STEPS, DiceStore
+from .room import NoRoom
 
 SUGGESTED = {**{f: 5 for f in DICE_FACES}, "empty": 3}
 SURE = 0.9  # a die read this surely as another face is not the step's face
@@ -58,8 +62,10 @@ class Teacher:
         self._built = threading.Event()
         self._built.set()
         self._last: dict | None = None  # the last capture's answer, for every phone to see
+        self._error: str | None = None  # a build's end that could not be written in the draft's meta
         self._reports: dict = {}  # (model, file time) -> its report: phones ask every few seconds
         self.learned: Callable[[], dict | None] = lambda: None  # the last learning from corrections (relearn.py)
+        self._checked: dict = {}  # (model, file time) -> why it does not load, or None
         self._teaching((self.store.meta() or {}).get("kind") == "wizard")  # a wizard left under way before a restart
 
     # --- what every phone sees ---------------------------------------------------------------------
@@ -78,14 +84,42 @@ class Teacher:
                     "steps": [{"step": s, "captures": counts[s], "suggested": self._wanted(meta, s), "text": _step_text(s)}
                               for s in STEPS],
                     "more": meta.get("more"),
-                    "building": not self._built.is_set(), "report": meta.get("report"), "error": meta.get("error"),
-                    "last": self._last}
+                    "building": not self._built.is_set(), "report": meta.get("report"),
+                    "error": self._error or meta.get("error"), "last": self._last}
+            out.update(self._problems())
             return out
 
     def _wanted(self, meta: dict, step: str) -> int:
         """The captures suggested for step: more of the face the report asked photos of (more())."""
         more = meta.get("more") or {}
         return max(self.suggested[step], more.get("until", 0)) if more.get("step") == step else self.suggested[step]
+
+    def _problems(self) -> dict:
+        """What the page must say about the store: a damaged index (with the newest model that loads,
+        offered), a model in use that does not load, a corrected roll that could not be kept."""
+        problems, offer = [], None
+        index_problem = self.store.index_problem()
+        if index_problem:
+            newest = next((n for n in self.store.numbers() if self._problem(n) is None), None)
+            problems.append(index_problem + (
+                f"; the newest taught model that loads is model {newest}: tap Use the newest taught model to read "
+                "with it (until then, a restart reads with the shipped model)" if newest is not None
+                else "; no taught model on the card can be read: the shipped model reads until the dice are taught"))
+            offer = self._describe(newest) if newest is not None else None
+        current = self.store.current()
+        if current != DEFAULT and self._problem(current):
+            problems.append(f"{self._problem(current)}: reading with the previous model")
+        if self.store.unkept:
+            problems.append(self.store.unkept)
+        return {"problems": problems, "restore": offer}
+
+    def _problem(self, which) -> str | None:
+        """store.problem(which), read once per version of its file: phones ask every few seconds."""
+        path = self.store.model_path(which)
+        key = (which, path.stat().st_mtime_ns if path.exists() else None)
+        if key not in self._checked:
+            self._checked[key] = self.store.problem(which)
+        return self._checked[key]
 
     def _describe(self, which) -> dict:
         if which in (None, DEFAULT):
@@ -95,7 +129,7 @@ class Teacher:
         if (which, stamp) not in self._reports:
             try:
                 self._reports[(which, stamp)] = self.store.load(which).report or {}
-            except CompanionError:
+            except CompanionError:  # said in status()'s problems
                 self._reports[(which, stamp)] = {}
         report = self._reports[(which, stamp)]
         when = time.strftime("%d %b %H:%M", time.localtime(stamp)) if stamp is not None else "?"
@@ -110,8 +144,11 @@ class Teacher:
         with self._lock:
             self._refuse_if_running("start another")
             self._refuse_while_building()
-            self.store.start_draft({"kind": "wizard", "started": self.clock()})
-            self._last = None
+            room.check(self.store, room.to_teach(self.store, self.latest, STEPS), "teach the dice",
+                       "tap Teach the dice again")
+            with _said("tap Teach the dice again", self.store):
+                self.store.start_draft({"kind": "wizard", "started": self.clock()})
+            self._last, self._error = None, None
             self._teaching(True)
             return self.status()
 
@@ -147,7 +184,10 @@ class Teacher:
             n = len(reading.dice)
             refusal = self._refusal(step, reading)
             if refusal is None:
-                self.store.add_capture(step, shot.frame)
+                room.check(self.store, room.to_capture(self.store, self.latest), "keep another capture",
+                           "tap Capture again")
+                with _said("tap Capture again"):
+                    self.store.add_capture(step, shot.frame)
             counts = self.store.counts()
             self._last = {"step": step, "accepted": refusal is None, "dice": n, "reason": refusal[0] if refusal else "",
                           "captures": counts[step], "faces": reading.faces}
@@ -208,50 +248,75 @@ class Teacher:
                 raise TeachError("no captures yet of " + ", ".join("the empty tray" if s == "empty" else s
                                                                   for s in missing) + ": capture them first")
             if self._built.is_set():
+                room.check(self.store, self.store.model_size(), "build the model", "tap Finish again")
                 meta.pop("error", None)
-                self.store.write_meta(meta)
+                with _said("tap Finish again"):
+                    self.store.write_meta(meta)
+                self._error = None
                 self._built.clear()
                 self._worker = threading.Thread(target=self._build, name="calibrate", daemon=True)
                 self._worker.start()
-        self._built.wait(wait_s)
+        if self._built.wait(wait_s) and self.status()["wizard"] is None:
+            raise TeachError("the calibration was cancelled (maybe on another phone) while its model was built; "
+                             "nothing was kept")
         status = self.status()["wizard"] or {}
         if status.get("error"):
             raise TeachError(status["error"])
         return status.get("report") or {"building": True}
 
     def _build(self) -> None:
-        from .calibrate import calibrate  # heavy: only when a model is built
-
         try:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)  # this thread only (Linux)
         except (AttributeError, OSError):
             pass
+        try:
+            self._build_draft()
+        finally:  # whatever happened, the build is over: Finish, Cancel and Teach the dice work again
+            self._built.set()
+
+    def _build_draft(self) -> None:
+        from .calibrate import calibrate  # heavy: only when a model is built
+
         started = (self.store.meta() or {}).get("started")  # which wizard this build is for
         result: dict = {}
         model = None
         try:
             model = calibrate(self.store.draft, **self.calibrate_options)
             result["report"] = model.report
-        except (ImageError, CompanionError, OSError) as exc:
+        except (CompanionError, OSError) as exc:
             result["error"] = f"the model could not be built: {exc}"
         except Exception as exc:  # a bug must not leave the wizard building forever
             result["error"] = f"the model could not be built (internal error: {exc!r})"
         with self._lock:
             meta = self.store.meta()
-            if meta is not None and meta.get("started") == started:  # else cancelled meanwhile: thrown away
+            if meta is None or meta.get("started") != started:
+                return  # cancelled meanwhile: thrown away
+            try:
                 if model is not None:
                     self.store.save_draft_model(model)
                 meta.update(result)
                 self.store.write_meta(meta)
-            self._built.set()
+            except Exception as exc:  # a full card, above all: said, and Finish can be tapped again
+                self.store.draft_model.unlink(missing_ok=True)
+                self._error = (exc.words("tap Finish again") if isinstance(exc, WriteError)
+                               else f"the model could not be saved ({exc}); tap Finish again")
+                try:
+                    self.store.write_meta({**meta, "report": None, "error": self._error})
+                except Exception:
+                    pass  # the card still refuses: the error stays in memory, for status() to say
 
     def use(self) -> dict:
         with self._lock:
             meta = self._draft()
-            if not meta.get("report") or not self.store.draft_model.exists():
+            if meta.get("report") and not self.store.draft_model.exists():  # lost (a restart mid-save)
+                with _said("tap Finish to build it again"):
+                    self.store.write_meta({**meta, "report": None})
+                raise TeachError("the built model was lost before it was put in use: tap Finish to build it again")
+            if not meta.get("report"):
                 raise TeachError("the model is not built yet: finish the calibration first")
             used = meta.get("corrections") or []
-            n = self.store.adopt_draft()
+            with _said("tap Use it again"):
+                n = self.store.adopt_draft()
             self.store.drop_corrections(used)
             self._use(self.store.load(n))
             self._last = None
@@ -260,18 +325,21 @@ class Teacher:
 
     def revert(self) -> dict:
         with self._lock:
+            previous = self.store.index().get("previous")
             try:
-                which = self.store.revert()
-            except LookupError as exc:
-                raise TeachError(str(exc)) from None
-            self._use(self.store.load(which))
+                model = self.store.load(previous) if previous else None  # a damaged one is said, not put in use
+                with _said("tap Back to the previous model again"):
+                    self.store.revert()
+            except (LookupError, ModelError) as exc:
+                raise TeachError(f"{exc}; the model in use stays") from None
+            self._use(model)
             return self.status()
 
     def cancel(self) -> dict:
         with self._lock:
             self._draft()
             self.store.drop_draft()  # a build under way finds no draft and throws its model away
-            self._last = None
+            self._last, self._error = None, None
             self._teaching(False)
             return self.status()
 
@@ -294,12 +362,45 @@ class Teacher:
             if current == DEFAULT:
                 raise TeachError("corrections are added to a calibration of this table: teach the dice first "
                                  "(the corrected dice keep waiting)")
-            self.store.start_draft({"kind": "corrections", "started": self.clock()}, self.store.photos_dir(current))
-            used = self.store.compose_corrections(self.store.draft)
+            room.check(self.store, room.to_learn(self.store, current), "learn from corrections",
+                       "tap Learn from corrections again")
+            with _said("tap Learn from corrections again", self.store):
+                self.store.start_draft({"kind": "corrections", "started": self.clock()},
+                                       self.store.photos_dir(current))
+                used = self.store.compose_corrections(self.store.draft)
+                if used:
+                    self.store.write_meta({**self.store.meta(), "corrections": used})
             if not used:
                 self.store.drop_draft()
                 raise TeachError("the corrected dice were taken with another camera set-up; teach the dice again")
-            meta = self.store.meta()
-            meta["corrections"] = used
-            self.store.write_meta(meta)
+            self._error = None
         return self.finish(wait_s)
+
+    def restore(self) -> dict:
+        """models.json damaged or missing: the newest taught model that loads is put in use."""
+        with self._lock:
+            try:
+                with _said("tap Use it again"):
+                    n = self.store.restore()
+            except LookupError as exc:
+                raise TeachError(str(exc)) from None
+            self._use(self.store.load(n))
+            return self.status()
+
+
+@contextmanager
+def _said(again: str, drop: DiceStore | None = None):
+    """A write the card refused, as NoRoom in words with the way on (`again`); with a store, the draft
+    started meanwhile is dropped (what was acknowledged before, the model in use and the corrections
+    waiting, is not touched)."""
+    try:
+        yield
+    except NoRoom:
+        raise
+    except OSError as exc:
+        if drop is not None:
+            drop.drop_draft()
+        if isinstance(exc, WriteError):
+            raise room.refuse_full(exc, again) from None
+        raise NoRoom(f"the dice folder could not be written ({exc.strerror or exc}); check the memory card, "
+                     f"then {again}") from None

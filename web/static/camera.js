@@ -112,6 +112,8 @@
           { times: TC.number(a.times, 2) });
       case "hand": return TC.t("A hand is over the tray.");
       case "offline": return TC.t("Camera offline: no picture.");
+      case "space": return TC.t("The memory card is nearly full ({free} free): teaching the dice and keeping corrected rolls need room; delete old game exports or photos.",
+        { free: TC.number(a.free / 1048576, 1) + " MB" });
       default: return p.text;
     }
   }
@@ -197,6 +199,11 @@
     $("cam-model").textContent = TC.t("In use: {model}.", { model: modelText(s.model) });
     $("cam-revert").hidden = !s.previous;
     $("cam-revert").title = s.previous ? TC.t("Back to {model}", { model: modelText(s.previous) }) : "";
+    // a damaged models.json, a model that does not load, a corrected roll not kept: said as the server words it
+    const problems = clear($("cam-store-problems"));
+    for (const text of s.problems || []) problems.append(el("li", { class: "problem" }, text));
+    $("cam-restore").hidden = !s.restore;
+    $("cam-restore").title = s.restore ? modelText(s.restore) : "";
     const n = s.corrections;
     $("cam-corrections").hidden = !n;
     $("cam-corrections").textContent = n
@@ -232,7 +239,8 @@
     // demo mode has no dice to lay by hand: the simulated tray lays them as the step asks
     $("cam-demo-lay").hidden = $("cam-capture").hidden || !(TC.info && TC.info.demo);
     $("cam-demo-lay").dataset.step = step;
-    $("cam-finish").hidden = built || w.building || w.kind === "corrections";
+    // learning from corrections builds at once; Finish is shown only to build again after a failed build
+    $("cam-finish").hidden = built || w.building || (w.kind === "corrections" && !w.error);
     $("cam-finish").disabled = w.steps.some((st) => !st.captures);
     $("cam-cancel").textContent = built ? TC.t("Discard it") : TC.t("Cancel");
     $("cam-building").hidden = !w.building;
@@ -351,6 +359,9 @@
     $("cam-cancel").addEventListener("click", () => act("cancel"));
     $("cam-revert").addEventListener("click", async () => {
       if (await act("revert")) say(TC.t("Back to the previous model."), "ok");
+    });
+    $("cam-restore").addEventListener("click", async () => {
+      if (await act("restore")) say(TC.t("The newest taught model that loads is in use."), "ok");
     });
     $("cam-learn").addEventListener("click", async () => {
       const done = act("learn", undefined, TC.t("Learning from the corrected dice…"));
