@@ -94,8 +94,6 @@ class Relearner:
 
     def once(self) -> dict | None:
         """Learn from the corrections waiting and switch only if no worse. None: nothing to do now."""
-        from .wizard import TeachError
-
         store = self.teacher.store
         if not store.pending_dice() or store.meta() is not None or store.current() == DEFAULT:
             # nothing waits, a wizard is open (the next correction tries again), or nothing was taught on
@@ -105,9 +103,9 @@ class Relearner:
         self.last = {"at": self.clock(), "learning": True, "rolls": rolls}
         try:
             self.teacher.learn(wait_s=None)
-        except TeachError as exc:
-            if store.meta() is not None and (store.meta() or {}).get("kind") == "corrections":
-                self.teacher.cancel()
+        except CompanionError as exc:  # refused, no room on the card, or the build failed: said, nothing kept open
+            if (store.meta() or {}).get("kind") == "corrections":
+                self.teacher.cancel()  # the corrected dice keep waiting for the next try
             return {"at": self.clock(), "rolls": rolls, "error": str(exc)}
         current, candidate = store.load(store.current()), load_model(store.draft_model)
         (before, after), dice = read_as_well([current, candidate], kept_rolls(store.draft))
