@@ -1,8 +1,9 @@
 """When unsure, ask once, precisely: a die between two faces becomes one question on every phone
 ("Die 3: honey or zzz?", with the die's crop), and one tap on the answer enters the roll.
 
-A die read `unknown` whose two likeliest faces carry most of its probability, the second close to the
-first (honey 0.48, zzz 0.41), is between those two: a player tells them apart at a glance. A die unknown
+A die read `unknown`, or read as a face only just (below UNSURE), whose two likeliest faces carry most
+of its probability, the second close to the first (honey 0.48, zzz 0.41; zzz 0.55, honey 0.40), is
+between those two: a player tells them apart at a glance. A die unknown
 for another reason (cocked, half hidden, a face never taught: no second face close) is not asked about;
 the table checks the dice as before (vision/tray.py). The answer is a phone's roll like any other, so
 it is also a correction that teaches (table_companion/corrections.py keeps the die with the face tapped).
@@ -28,6 +29,9 @@ from companion.notices import DiceStatus, NoticeKind
 
 CLOSE = 0.5  # the runner-up has at least this share of the likeliest face's probability...
 MOSTLY = 0.6  # ...and the two together at least this much: the die is one of them, not something else
+# A face read less surely than this, with the runner-up close, is asked too: on real small dice the misses
+# were a honey read as zzz at little more than the threshold, which a guess would have entered silently
+UNSURE = 0.7
 MOST_ASKED = 2  # more dice in doubt than this: a question for each is no quicker than checking the dice
 CROP_MARGIN = 0.45  # of a die's box shown around it: enough of the tray to see it is that die
 CROP_SIDE = 192  # a crop is enlarged to at least this many pixels across (a 40 px die is a speck on a phone)
@@ -47,9 +51,10 @@ class AnswerConflict(CompanionError):
 
 
 def between(die: Any) -> tuple[str, str] | None:
-    """The two faces a die read `unknown` lies between (likelier first), or None when it is not close
-    to any two (a die simply unknown) or was read as a face."""
-    if die.face != "unknown" or len(getattr(die, "likeliest", ())) < 2:
+    """The two faces a die lies between (likelier first): read `unknown`, or read as a face less surely
+    than UNSURE, with the runner-up close. None when it is not close to any two (a die simply unknown)
+    or was read as a face surely enough."""
+    if len(getattr(die, "likeliest", ())) < 2 or (die.face != "unknown" and die.confidence >= UNSURE):
         return None
     (first, p), (second, q) = die.likeliest[:2]
     if q < CLOSE * p or p + q < MOSTLY:
@@ -58,12 +63,16 @@ def between(die: Any) -> tuple[str, str] | None:
 
 
 def doubted(dice: list) -> tuple[int, ...] | None:
-    """The positions of the dice read `unknown`, when every one of them lies between two faces and they
-    are at most MOST_ASKED; else None (nothing to ask, or the table must check the dice)."""
+    """The positions of the dice to ask about: those read `unknown`, when every one of them lies between
+    two faces, and those read as a face only just with a close runner-up; at most MOST_ASKED in all.
+    Else None (nothing to ask, or the table must check the dice)."""
     unknown = [i for i, d in enumerate(dice) if d.face == "unknown"]
-    if not unknown or len(unknown) > MOST_ASKED or any(between(dice[i]) is None for i in unknown):
+    if any(between(dice[i]) is None for i in unknown):
+        return None  # a die simply unknown: the table checks the dice
+    asked = [i for i, d in enumerate(dice) if between(d) is not None]
+    if not asked or len(asked) > MOST_ASKED:
         return None
-    return tuple(unknown)
+    return tuple(asked)
 
 
 @dataclass(frozen=True)
