@@ -268,7 +268,7 @@ def main() -> int:
     for heavy in ("pytest", "hypothesis", "numpy", "cv2", "flask", "waitress"):  # once, not per mutant
         __import__(heavy)
     equivalent = equivalents()
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # SIGINT too: a shell may start us ignoring it
         signal.signal(sig, interrupted)
 
     rows = []
