@@ -157,12 +157,15 @@ def replays_to_live_state(proc: CompanionProcess) -> bool:
     from companion.gamelog import GameLog
 
     # A press posted just before the flood stopped may still be on its way to the engine:
-    # compare once the page and the disk agree on how many commands there are.
+    # compare once the page and the disk agree on how many commands there are, waiting for the
+    # page's next state on its event stream (its first message is the state as it stands).
+    live = proc.state()
     for _ in range(50):
-        live = proc.state()
         with GameLog(proc.db) as log:
             engine = log.engine(live["game_id"])
-            if engine.seq == live["seq"]:
-                return {**engine.state(), "game_id": live["game_id"], "seq": engine.seq} == live
-        time.sleep(0.05)
+        if engine.seq == live["seq"]:
+            return {**engine.state(), "game_id": live["game_id"], "seq": engine.seq} == live
+        proc.next_event(lambda event, data: event == "state" and (data.get("state") or {}).get("seq") != live["seq"],
+                        timeout=5)
+        live = proc.state()
     return False
