@@ -313,4 +313,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("mutation: interrupted; every file it changed was put back")
+        sys.exit(130)
