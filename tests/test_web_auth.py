@@ -110,29 +110,50 @@ def test_the_crowd_is_counted_within_its_window_only(later, slowed):
     clock = Clock()
     lim = limiter(clock, overall_failures=3, overall_window_s=60.0)
     fail(lim, "x", 1)
+    clock.now += 30
     fail(lim, "y", 1)
-    clock.now += later
-    fail(lim, "z", 1)  # the third wrong PIN, `later` seconds after the first
+    clock.now += later - 30
+    fail(lim, "z", 1)  # the third wrong PIN, `later` seconds after the first (not the second)
     assert (lim.retry_after("new") > 0) is slowed
 
 
 # --- memory ---------------------------------------------------------------------------------------
 
 
-def test_a_full_table_of_addresses_forgets_the_quiet_ones_first_then_the_oldest_half():
+def test_a_full_table_of_addresses_forgets_the_oldest_half_when_none_is_quiet():
     clock = Clock()
     lim = limiter(clock, max_addresses=4, window_s=10.0)
     for address in ("a", "b", "c", "d"):
         fail(lim, address, 4)
     clock.now += 1
     fail(lim, "e", 1)  # none is quiet yet: the oldest half (a, b) is forgotten
-    fail(lim, "a", 1)
+    assert list(lim._failures) == ["c", "d", "e"]
     fail(lim, "c", 1)
-    assert lim.retry_after("a") == 0 and lim.retry_after("c") == 120
-    clock.now += 11  # now every one is quiet: all forgotten at the next newcomer, none locked out by it
-    fail(lim, "f", 1)
-    fail(lim, "d", 1)
-    assert lim.retry_after("d") == 0
+    assert lim.retry_after("c") == 120  # the others keep their count
+    fail(lim, "a", 1)
+    assert lim.retry_after("a") == 0
+
+
+@pytest.mark.parametrize("quiet_for, kept", [(10.0, ["c", "d", "e"]), (10.5, ["a", "b", "e"])])
+def test_a_full_table_forgets_the_addresses_quiet_for_longer_than_the_window_before_any_other(quiet_for, kept):
+    clock = Clock()
+    lim = limiter(clock, max_addresses=4, window_s=10.0)
+    for address in ("a", "b", "c", "d"):
+        fail(lim, address, 1)
+    clock.now += 5
+    fail(lim, "a", 3)  # a and b, first seen, are busy again; c and d stay quiet
+    fail(lim, "b", 3)
+    clock.now += quiet_for - 5
+    fail(lim, "e", 1)
+    # quiet past the window: c and d go; otherwise none is quiet and the oldest half (a, b) goes
+    assert list(lim._failures) == kept
+
+
+def test_the_documented_policy_is_the_default():
+    clock = Clock()
+    lim = Limiter(clock=clock)
+    assert (lim.max_failures, lim.window_s, lim.lockout_s, lim._overall.maxlen, lim.overall_window_s,
+            lim.slow_s, lim.max_addresses) == (5, 300.0, 120.0, 20, 300.0, 5.0, 4096)
 
 
 def test_expired_lockouts_are_dropped_when_the_table_is_full():
