@@ -265,3 +265,17 @@ def test_a_face_read_exactly_as_sure_as_the_threshold_is_told_and_a_hair_less_su
                 again = DiceReader(replace(reader.model, threshold=threshold)).classify(work, det)[i]
                 assert (again.face, again.confidence) == (face, die.confidence), (name, threshold)
     assert told >= 5
+
+
+def test_the_shipped_model_reads_each_die_from_one_cut_and_a_nudging_model_reads_doubtful_ones_again(reader,
+                                                                                                     monkeypatch):
+    """Reading every die again from five cuts costs a Pi time; only a model calibrated to need it
+    (Model.nudge, views) pays it, and then only for dice it doubts."""
+    again = []
+    monkeypatch.setattr(DiceReader, "_nudged", lambda self, frame, det, todo, probs, read: again.append(len(todo)))
+    name, frame = next(table_frames())
+    assert reader.model.nudge == 0 and reader.model.descriptor == "views"
+    reader.read(frame)
+    assert again == []
+    DiceReader(replace(reader.model, nudge=0.03)).read(frame)
+    assert again and all(n > 0 for n in again)
