@@ -157,8 +157,9 @@ def test_a_command_of_the_longest_allowed_text_is_read_and_one_character_more_is
 def test_nesting_counts_depth_not_brackets():
     assert load_json('[[1],[2],[3],{"a":[4]}]') == [[1], [2], [3], {"a": [4]}]  # many brackets, 3 deep
     assert load_json('{"a":[{"b":1}]}') == {"a": [{"b": 1}]}
-    with pytest.raises(BadCommand, match="nests 4 levels deep"):
-        load_json('{"a":[{"b":[1]}]}')
+    for deep in ('{"a":[{"b":[1]}]}', '[[],[[[1]]]]'):  # a closed list before does not make the rest shallower
+        with pytest.raises(BadCommand, match="nests 4 levels deep"):
+            load_json(deep)
 
 
 def test_a_number_of_the_most_digits_allowed_is_read_and_one_more_is_refused():
