@@ -40,7 +40,7 @@ TARGETS = {
     "companion/commands.py": ["tests/test_commands.py", "tests/test_engine.py", "tests/test_limits.py"],
     "companion/logfile.py": ["tests/test_gamelog_files.py", "tests/test_gamelog.py",
                              "tests/test_web_api.py::test_a_command_is_committed_to_the_synced_log_file_before_the_phone_is_answered"],
-    "companion/gamelog.py": ["tests/test_gamelog.py", "tests/test_gamelog_files.py"],
+    "companion/gamelog.py": ["tests/test_gamelog.py", "tests/test_gamelog_files.py", "tests/test_table.py"],
     "web/auth.py": ["tests/test_web_auth.py", "tests/test_web_guard.py"],
     # the reader's decision step: a face, or `unknown` when the model is not sure enough
     "vision/reader.py:DiceReader.classify": [
