@@ -319,3 +319,15 @@ def test_a_log_is_created_where_the_file_system_has_no_hard_links(tmp_path, monk
     with GameLog(tmp_path / "g.sqlite") as log:
         log.apply(None, NEW, "test")
     assert [p.name for p in tmp_path.iterdir() if not p.name.startswith("g.sqlite")] == []
+
+
+def test_a_reader_opened_before_a_writer_sees_the_moves_made_since(tmp_path):
+    """`companion replay` or the statistics, left open while a game is played, read the new moves."""
+    path = tmp_path / "g.sqlite"
+    with GameLog(path) as log:
+        gid = log.apply(None, NEW, "test").game_id
+    with GameLog(path, readonly=True) as reader:
+        assert len(reader.records(gid)) == 1
+        with GameLog(path) as writer:
+            writer.apply(gid, ROLL, "test")
+            assert len(reader.records(gid)) == 2
