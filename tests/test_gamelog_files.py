@@ -331,3 +331,29 @@ def test_a_reader_opened_before_a_writer_sees_the_moves_made_since(tmp_path):
         with GameLog(path) as writer:
             writer.apply(gid, ROLL, "test")
             assert len(reader.records(gid)) == 2
+
+
+def test_the_listing_after_reopening_names_the_winners_and_a_game_under_way_has_none_yet(tmp_path):
+    path = tmp_path / "g.sqlite"
+    with GameLog(path) as log:
+        done = log.import_jsonl(finished_game())
+        winners = log.engine(done).state()["winners"]
+        under_way = log.apply(None, NEW, "test").game_id
+        assert [g["winners"] for g in log.games()] == [winners, []]  # from the games in memory
+    assert winners
+    with GameLog(path) as log:  # the finished game is listed from its summary, not replayed
+        listed = {g["id"]: g for g in log.games()}
+        assert (listed[done]["over"], listed[done]["winners"]) == (True, winners)
+        assert (listed[under_way]["over"], listed[under_way]["winners"]) == (False, [])
+
+
+def test_game_ids_of_a_long_used_table_are_found(tmp_path):
+    path = tmp_path / "g.sqlite"
+    GameLog(path).close()
+    db = sqlite3.connect(path)
+    db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('games', 4999)")
+    db.commit()
+    db.close()
+    with GameLog(path) as log:
+        gid = log.apply(None, NEW, "test").game_id
+        assert gid == 5000 and log.engine(gid).seq == 1 and len(log.records(gid)) == 1
