@@ -3,7 +3,8 @@ and the button panel send commands, then reopen the database and count what was 
 
     python bench/crash.py [--rounds 200] [--seed 1]
 
-Prints the acknowledged commands lost (must be 0) and applied twice (must be 0).
+Prints the phone commands acknowledged and refused (must be 0: each is a gain the engine accepts),
+the acknowledged commands lost (must be 0) and applied twice (must be 0).
 """
 
 from __future__ import annotations
@@ -25,23 +26,26 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--min-acknowledged", type=int, default=300,
+                        help="phone commands acknowledged before each kill's random moment")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    totals = {"acknowledged": 0, "lost": 0, "duplicated": 0}
+    totals = {"acknowledged": 0, "refused": 0, "lost": 0, "duplicated": 0}
     start = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
         home, port = Path(tmp) / "home", free_port()
         for n in range(args.rounds):
-            result = crash_round(home, port, rng, first_delta=1 + n * 1_000_000)
+            result = crash_round(home, port, rng, min_acknowledged=args.min_acknowledged)
             for key in totals:
                 totals[key] += result[key]
             if (n + 1) % 25 == 0:
                 print(f"  {n + 1} kills: {totals}", flush=True)
         stored = result["stored"]
     print(f"crash: {args.rounds} SIGKILLs in {time.monotonic() - start:.0f} s; "
-          f"{totals['acknowledged']} commands acknowledged, {stored} stored in the last game; "
+          f"{totals['acknowledged']} phone commands acknowledged ({totals['refused']} refused), "
+          f"{stored} stored in the last game; "
           f"lost {totals['lost']}, applied twice {totals['duplicated']}")
-    sys.exit(1 if totals["lost"] or totals["duplicated"] else 0)
+    sys.exit(1 if totals["lost"] or totals["duplicated"] or totals["refused"] else 0)
 
 
 if __name__ == "__main__":

@@ -185,3 +185,46 @@ def test_a_damaged_write_ahead_file_is_copied_before_sqlite_takes_it_for_empty(d
     with GameLog(cut, clock=lambda: 0.0) as log:
         assert log.kept_aside is not None and log.kept_aside.read_bytes() == bytes(damaged)
         assert log.kept_aside.name.startswith("cut.sqlite-wal.damaged-")
+
+
+# --- what a reader of the log, the file or the export sees ----------------------------------------------
+
+
+@pytest.mark.parametrize("gid", [2**63, -2**63 - 1, 2**63 - 1, -2**63, 10**30, "1"])
+def test_any_game_id_out_of_sqlites_range_or_not_an_integer_is_an_unknown_game(db, gid):
+    """A game id typed by hand past SQLite's 64-bit integers was an OverflowError: a traceback."""
+    with GameLog(db) as log:
+        log.apply(None, NEW, "cli")
+        for ask in (log.engine, log.records):
+            with pytest.raises(UnknownGame):
+                ask(gid)
+
+
+def test_a_new_game_is_its_first_command_and_the_log_says_when_it_is_closed(db):
+    log = GameLog(db)
+    assert not log.closed
+    applied = log.apply(None, NEW, "cli")
+    assert applied.seq == 1 and [r.seq for r in log.records(applied.game_id)] == [1]
+    log.close()
+    assert log.closed
+
+
+def test_names_are_stored_and_exported_as_typed(db):
+    """The export and the file itself are read by people (`sqlite3 games.sqlite`): no \\u escapes."""
+    zoe = {"cmd": "new_game", "game": "zoo", "players": ["Zoë", "Bjørn"]}
+    with GameLog(db) as log:
+        gid = log.apply(None, zoe, "cli").game_id
+        log.apply(gid, {"cmd": "kill", "player": "Zoë"}, "cli")
+        gid2 = log.import_jsonl([json.dumps(zoe, ensure_ascii=False)])
+        assert "Zoë" in log.export_jsonl(gid) and "\\u" not in log.export_jsonl(gid)
+    stored = [c for (c,) in sqlite3.connect(db).execute("SELECT command FROM commands")]
+    assert len(stored) == 3 and all("\\u" not in c for c in stored) and sum("Zoë" in c for c in stored) == 3
+    assert gid2 != gid
+
+
+def test_a_stored_record_cannot_be_changed_by_whoever_reads_it(db):
+    with GameLog(db) as log:
+        gid = log.apply(None, NEW, "cli").game_id
+        record = log.records(gid)[0]
+        with pytest.raises(AttributeError):
+            record.seq = 2

@@ -4,9 +4,13 @@ import hashlib
 import json
 import re
 import sqlite3
+import struct
+import threading
+from pathlib import Path
 
 import pytest
 
+from companion import logfile
 from companion.errors import GameLogError, UnknownGame
 from companion.gamelog import GameLog
 from companion.simulate import random_zombee_game
@@ -204,3 +208,152 @@ def test_a_final_move_that_cannot_be_stored_leaves_the_game_under_way(tmp_path, 
         assert log.engine(gid).is_over()
     with GameLog(db, readonly=True) as log:
         assert log.games()[0]["over"] is True
+
+
+def live_settings(log: GameLog) -> tuple[str, int]:
+    """(journal_mode, synchronous) of the writer's own connection, as SQLite itself reports them."""
+    return (log._db.execute("PRAGMA journal_mode").fetchone()[0],
+            log._db.execute("PRAGMA synchronous").fetchone()[0])
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_a_power_cut_keeps_every_commit_the_writer_runs_write_ahead_with_a_sync_per_commit(tmp_path, existing):
+    """WAL with synchronous=FULL (2) makes SQLite fsync the write-ahead log at every COMMIT, so a
+    command is on the card when apply() returns; NORMAL (1) syncs only at checkpoints and lost a third
+    of the acknowledged commands in a power-cut simulator, OFF (0) lost them all."""
+    path = tmp_path / "g.sqlite"
+    if existing:
+        GameLog(path).close()
+    with GameLog(path) as log:
+        assert live_settings(log) == ("wal", 2)
+        log.apply(None, NEW, "test")
+        assert live_settings(log) == ("wal", 2)  # not a setting of the first statement only
+
+
+# --- what the byte checks and the connection promise ----------------------------------------------------
+
+
+def test_an_empty_file_beside_an_empty_write_ahead_log_is_refused(tmp_path):
+    path = tmp_path / "g.sqlite"
+    path.write_bytes(b"")
+    (tmp_path / "g.sqlite-wal").write_bytes(b"")
+    with pytest.raises(GameLogError, match="is an empty file"):
+        GameLog(path, readonly=True)
+
+
+def test_a_big_endian_write_ahead_log_is_whole_not_damaged(tmp_path):
+    """SQLite on a big-endian machine writes the other magic number, with big-endian checksums."""
+    path = tmp_path / "g.sqlite"
+    head = struct.pack(">2I4I", logfile.WAL_MAGIC[1], 3007000, 4096, 0, 11, 22)
+    head += struct.pack(">2I", *logfile._wal_checksum(head, True))
+    Path(f"{path}-wal").write_bytes(head)
+    assert logfile.keep_damaged_wal(path, lambda: 0.0) is None
+    Path(f"{path}-wal").write_bytes(head[:-1] + bytes([head[-1] ^ 1]))
+    assert logfile.keep_damaged_wal(path, lambda: 0.0) is not None
+
+
+def test_a_log_with_64_kib_pages_opens_whole_and_is_refused_cut_short(tmp_path):
+    path = tmp_path / "g.sqlite"
+    with GameLog(path) as log:
+        log.apply(None, NEW, "test")
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode=DELETE")
+    db.execute("PRAGMA page_size=65536")
+    db.execute("VACUUM")
+    db.close()
+    assert path.read_bytes()[16:18] == b"\x00\x01"  # SQLite writes 65536 as 1
+    with GameLog(path, readonly=True) as log:
+        assert len(log.games()) == 1
+    path.write_bytes(path.read_bytes()[:-100])
+    with pytest.raises(GameLogError, match="is cut short"):
+        GameLog(path, readonly=True)
+
+
+def test_a_reader_in_a_folder_it_cannot_write_sees_the_moves_still_in_the_write_ahead_log(tmp_path, monkeypatch):
+    path = tmp_path / "g.sqlite"
+    writer = GameLog(path)
+    try:
+        gid = writer.apply(None, NEW, "test").game_id
+        writer.apply(gid, ROLL, "test")
+        monkeypatch.setattr(logfile.os, "access", lambda p, mode: False)  # as a folder we may not write
+        with GameLog(path, readonly=True) as reader:
+            assert len(reader.records(gid)) == 2
+    finally:
+        writer.close()
+    with GameLog(path, readonly=True) as reader:  # the writer checkpointed: read as the file lies
+        assert len(reader.records(gid)) == 2
+
+
+def test_the_log_answers_from_any_thread(tmp_path):
+    """The engine thread writes, the web's threads read: one connection serves them all."""
+    with GameLog(tmp_path / "g.sqlite") as log:
+        out = []
+        reader = threading.Thread(target=lambda: out.append(log.apply(None, NEW, "test").game_id))
+        reader.start()
+        reader.join(30)
+        assert out and len(log.records(out[0])) == 1
+
+
+def test_integrity_problems_are_one_line_the_first_and_how_many_more():
+    assert logfile._problems([("row 3  missing\nfrom index",)]) == "row 3 missing from index"
+    assert logfile._problems([("a", 1), ("b", 2), ("c", 3)]) == "a (and 2 more problems)"
+
+
+@pytest.mark.parametrize("version", ["x", "0", "-1", ""])
+def test_a_meta_table_without_a_game_log_format_is_not_a_game_log(tmp_path, version):
+    path = tmp_path / "g.sqlite"
+    GameLog(path).close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (version,))
+    db.commit()
+    db.close()
+    with pytest.raises(GameLogError, match="no game log format"):
+        GameLog(path, readonly=True)
+
+
+def test_a_log_is_created_where_the_file_system_has_no_hard_links(tmp_path, monkeypatch):
+    def no_links(src, dst):
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(logfile.os, "link", no_links)
+    with GameLog(tmp_path / "g.sqlite") as log:
+        log.apply(None, NEW, "test")
+    assert [p.name for p in tmp_path.iterdir() if not p.name.startswith("g.sqlite")] == []
+
+
+def test_a_reader_opened_before_a_writer_sees_the_moves_made_since(tmp_path):
+    """`companion replay` or the statistics, left open while a game is played, read the new moves."""
+    path = tmp_path / "g.sqlite"
+    with GameLog(path) as log:
+        gid = log.apply(None, NEW, "test").game_id
+    with GameLog(path, readonly=True) as reader:
+        assert len(reader.records(gid)) == 1
+        with GameLog(path) as writer:
+            writer.apply(gid, ROLL, "test")
+            assert len(reader.records(gid)) == 2
+
+
+def test_the_listing_after_reopening_names_the_winners_and_a_game_under_way_has_none_yet(tmp_path):
+    path = tmp_path / "g.sqlite"
+    with GameLog(path) as log:
+        done = log.import_jsonl(finished_game())
+        winners = log.engine(done).state()["winners"]
+        under_way = log.apply(None, NEW, "test").game_id
+        assert [g["winners"] for g in log.games()] == [winners, []]  # from the games in memory
+    assert winners
+    with GameLog(path) as log:  # the finished game is listed from its summary, not replayed
+        listed = {g["id"]: g for g in log.games()}
+        assert (listed[done]["over"], listed[done]["winners"]) == (True, winners)
+        assert (listed[under_way]["over"], listed[under_way]["winners"]) == (False, [])
+
+
+def test_game_ids_of_a_long_used_table_are_found(tmp_path):
+    path = tmp_path / "g.sqlite"
+    GameLog(path).close()
+    db = sqlite3.connect(path)
+    db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('games', 4999)")
+    db.commit()
+    db.close()
+    with GameLog(path) as log:
+        gid = log.apply(None, NEW, "test").game_id
+        assert gid == 5000 and log.engine(gid).seq == 1 and len(log.records(gid)) == 1

@@ -105,15 +105,29 @@ def records(table):
     return [(r["source"], r["command"]) for r in table.records()]
 
 
-def wait_for_toggle(pin, timeout=WAIT):
-    """True once a blinking LED's pin has been both high and low (waits on an Event, no sleep)."""
-    done = threading.Event()
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if {s.state for s in pin.states[-6:]} >= {0, 1}:
-            return True
-        done.wait(0.02)
-    return False
+class Toggles(list):
+    """A mock pin's state history that sets `both` once the pin has gone high and low since it was
+    watched (the blink thread appends to it at each change: the test waits on that, not on the clock)."""
+
+    def __init__(self, history):
+        super().__init__(history)
+        self.seen = set()  # only changes from now on: an LED that was once on and then off is not blinking
+        self.both = threading.Event()
+
+    def append(self, state):
+        super().append(state)
+        self.seen.add(state.state)
+        self._check()
+
+    def _check(self):
+        if self.seen >= {0, 1}:
+            self.both.set()
+
+
+def watch(pin) -> Toggles:
+    """Watch a mock pin from now on (before the press that should make it blink or beep)."""
+    pin.states = toggles = Toggles(pin.states)
+    return toggles
 
 
 # ----- ZomBee: every button -----
@@ -124,9 +138,10 @@ def test_zombee_turn_with_every_button(rig):
     rig.submit(ROLL_ONE_BEE, "camera")
     s = rig.press("Stop")
     assert (s["phase"], s["pending"]) == ("flip", "Mia") and rig.lit() == [2]
+    seat2 = watch(rig.pin("seat2"))
     s = rig.press("Question")
     assert s["phase"] == "choose" and rig.panel.led_modes()["seat2"] == "blink"
-    assert wait_for_toggle(rig.pin("seat2"))
+    assert seat2.both.wait(WAIT)
     rig.tap("Select")
     assert rig.panel.highlight.player == "Ann" and rig.panel.led_modes()["seat3"] == "on"
     rig.tap("Select")
@@ -238,12 +253,13 @@ def test_flower_while_rolling_is_refused_on_the_status_led_buzzer_and_phone(rig)
     rig.new_game("zombee", "Tom", "Mia")
     rig.phone_messages()
     before = records(rig.table)
+    status, buzzer = watch(rig.pin("status")), watch(rig.pin("buzzer"))
     rig.press("Bee")
     assert records(rig.table) == before
     [refused] = [m for m in rig.phone_messages() if m["type"] == "refused"]
     assert refused["source"] == "panel" and "Tom is rolling" in refused["error"]
-    assert rig.panel.led_modes()["status"] == "fast" and wait_for_toggle(rig.pin("status"))
-    assert list(rig.panel.sounds)[-1] == "refused" and wait_for_toggle(rig.pin("buzzer"))
+    assert rig.panel.led_modes()["status"] == "fast" and status.both.wait(WAIT)
+    assert list(rig.panel.sounds)[-1] == "refused" and buzzer.both.wait(WAIT)
     rig.clock.advance(1.0)
     rig.panel.refresh()
     assert rig.panel.led_modes()["status"] == "fast"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import json
 import re
+import sqlite3
 
 import pytest
 
@@ -346,3 +348,31 @@ def test_demo_press_needs_the_pin(demo):
     client, presses = demo
     assert client.post("/api/demo/press", json={"button": "Bee"}).status_code == 401
     assert presses == []
+
+
+def test_a_command_is_committed_to_the_synced_log_file_before_the_phone_is_answered(app, client, table):
+    """The answer a phone gets is a promise that the command survives the plug being pulled: the
+    COMMIT has run on a connection that syncs the write-ahead log at each commit before the answer
+    is sent, and the command is already in the file for any other connection to read."""
+    db = table.log._db
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL: fsync at every COMMIT
+    statements = []
+    db.set_trace_callback(statements.append)
+    try:
+        wal = table.log.path.with_name(table.log.path.name + "-wal")
+        before = wal.stat().st_size if wal.exists() else 0
+        r = post(client, ZOO)
+        at_answer = list(statements)
+    finally:
+        db.set_trace_callback(None)
+    assert r.status_code == 200
+    ends = [s for s in at_answer if s in ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")]
+    assert ends == ["BEGIN IMMEDIATE", "COMMIT"]  # the command's one transaction, committed before the answer
+    assert wal.stat().st_size > before  # the commit's frames are in the write-ahead log file
+    other = sqlite3.connect(f"file:{table.log.path}?mode=ro", uri=True)
+    try:
+        stored = [json.loads(c) for (c,) in other.execute("SELECT command FROM commands")]
+    finally:
+        other.close()
+    assert ZOO in stored

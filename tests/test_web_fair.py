@@ -84,12 +84,8 @@ def test_unfinished_requests_past_the_cap_are_refused_without_a_thread(server):
     finally:
         for s in half:
             s.close()
-    counts = server.server.address_counts
-    deadline = threading.Event()
-    for _ in range(50):  # the server's loop closes them on its next turn
-        if counts.count("127.0.0.1") == 0:
-            break
-        deadline.wait(0.05)
+    # the server's loop closes them on its next turn, and says so
+    assert server.server.address_counts.wait_count("127.0.0.1", 0, timeout=5)
     assert get(server, "/api/info")[0] == 200  # the address has its share again
 
 

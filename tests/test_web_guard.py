@@ -8,6 +8,7 @@ import pytest
 
 from companion.cli import main
 from web import create_app
+from web.auth import pin_matches
 from web.hosts import machine_names
 
 PIN = "246813"
@@ -69,6 +70,54 @@ def test_one_address_is_locked_out_alone(app, clock):
     assert post(client, "10.0.2.1", "000000").status_code == 429
     assert post(client, "10.0.2.1", PIN).status_code == 429  # even the right PIN waits
     assert post(client, "10.0.2.2", PIN).status_code == 200  # others are not affected
+
+
+def near_misses(pin: str) -> list[str]:
+    """Every PIN one slip away from pin: a character cut, added or changed at each place, every
+    prefix, spaces around it, and the same digits in other Unicode forms."""
+    other = {c: str((int(c) + 1) % 10) for c in "0123456789"}
+    misses = [pin[:i] + pin[i + 1:] for i in range(len(pin))]  # one cut
+    misses += [pin[:i] + "7" + pin[i:] for i in range(len(pin) + 1)]  # one added
+    misses += [pin[:i] + other[pin[i]] + pin[i + 1:] for i in range(len(pin))]  # one changed
+    misses += [pin[:n] for n in range(1, len(pin))]  # a prefix
+    misses += [pin + " ", " " + pin, pin + "\u00a0", pin.upper() + "0"]
+    misses += [pin.translate(str.maketrans("0123456789", digits)) for digits in ("\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19", "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669")]
+    return list(dict.fromkeys(m for m in misses if m != pin))
+
+
+@pytest.mark.parametrize("given", near_misses(PIN))
+def test_a_pin_one_slip_from_the_right_one_is_wrong(given):
+    assert not pin_matches(given, PIN)
+    assert pin_matches(PIN, PIN)
+
+
+@pytest.mark.parametrize("given, pin", [(None, PIN), ("", PIN), (PIN, ""), (PIN, None), ("", "")])
+def test_no_pin_or_no_pin_set_never_matches(given, pin):
+    assert not pin_matches(given, pin)
+
+
+def test_every_near_miss_over_http_is_refused_and_counted_as_a_wrong_pin(app, clock):
+    client = app.test_client()
+    # spaces around the PIN are not part of it on the wire: HTTP and `bearer` strip a header's ends
+    for i, given in enumerate(m for m in near_misses(PIN) if m == m.strip(" ")):
+        address = f"10.0.3.{i}"
+        # a header can carry only Latin-1: other Unicode digits arrive as their UTF-8 bytes
+        wire = given.encode("utf-8").decode("latin-1")
+        answers = [post(client, address, wire).status_code for _ in range(5)]
+        assert answers == [401] * 4 + [429], (given, answers)  # the fifth wrong PIN locks the address
+        clock.now += 301  # a quiet window before the next address guesses, so the table does not slow down
+    assert post(client, "10.0.3.250", PIN).status_code == 200
+
+
+@pytest.mark.parametrize("header", ["Bearer ", "Bearer", "Basic MjQ2ODEz", PIN, f"Bearer{PIN}"])
+def test_an_empty_or_malformed_authorization_is_refused_without_locking_anyone_out(app, header):
+    """No PIN shown is not a guess: a phone that has not asked its player yet is told 401 each time."""
+    client = app.test_client()
+    for _ in range(6):
+        r = client.post("/api/commands", json=ZOO, headers={"Authorization": header},
+                        environ_base={"REMOTE_ADDR": "10.0.4.1"})
+        assert r.status_code == 401
+    assert post(client, "10.0.4.1", PIN).status_code == 200
 
 
 # --- Host -----------------------------------------------------------------------------------------

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+import random
+
 import pytest
 
 from companion.errors import IllegalCommand
-from companion.zombee_dice import can_roll_again, check_reroll, legal_rerolls, ordered, set_aside
+from companion.zombee_dice import (can_roll_again, check_reroll, is_legal_reroll, legal_rerolls, ordered, reroll_choices,
+                                   set_aside)
 
 
 def test_ordered_reads_bee_honey_zzz_zombee():
@@ -50,3 +54,34 @@ def test_set_aside_keeps_what_was_not_picked_up():
     check_reroll(kept, last, ("zzz", "zombee"), ("bee", "bee"))
     assert set_aside(kept, last, ("zzz", "zombee")) == ["honey", "honey", "honey"]
     assert set_aside([], ["bee", "zzz", "zzz", "zombee", "zombee"], ("zzz", "zombee")) == ["bee", "zzz", "zombee"]
+
+
+def allowed_by_the_rule(kept, last_roll, reroll) -> bool:
+    try:
+        check_reroll(list(kept), list(last_roll), tuple(reroll), tuple(reroll))
+    except IllegalCommand:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_pick_ups_offered_are_exactly_those_the_rule_allows(seed):
+    """Every pick-up of up to five of each face, asked of check_reroll itself: the coach's and the
+    phone's choices are all and only the ones it allows, stopping ([]) apart, in table order."""
+    rng = random.Random(seed)
+    faces = ("bee", "honey", "zzz", "zombee")
+    kept = [rng.choice(faces) for _ in range(rng.randint(0, 4))]
+    last_roll = [rng.choice(faces) for _ in range(5 - len(kept))]
+    allowed = [ordered(r) for r in (
+        ["bee"] * b + ["honey"] * h + ["zzz"] * z + ["zombee"] * zb
+        for b, h, z, zb in itertools.product(range(6), repeat=4)) if r and allowed_by_the_rule(kept, last_roll, r)]
+    choices = reroll_choices(kept, last_roll)
+    assert sorted(choices) == sorted(allowed) and [] not in choices
+    assert all(is_legal_reroll(kept, last_roll, r) for r in choices)
+    assert not is_legal_reroll(kept, last_roll, ["bee"] * 6)
+    assert can_roll_again(kept, last_roll) == bool(choices)
+
+
+def test_some_positions_offer_many_pick_ups():
+    choices = reroll_choices(["zombee"], ["bee", "honey", "zzz", "zzz"])
+    assert len(choices) >= 5 and choices == sorted(choices, key=lambda r: (len(r), [("bee", "honey", "zzz", "zombee").index(f) for f in r]))

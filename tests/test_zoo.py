@@ -545,3 +545,44 @@ def test_the_example_replays_through_the_command_line(capsys, tmp_path):
     bad.write_text("\n".join(lines) + "\n")
     assert main(["replay", str(bad), "--json"]) == 2
     assert "line 4: " in capsys.readouterr().err
+
+
+# --- what the table reads out: the words of each change ------------------------------------------------
+
+
+def said(e: Engine, *commands) -> list[str]:
+    return [ev.text for ev in run(e, *commands)]
+
+
+def test_bullets_and_life_are_said_in_the_right_number_and_direction():
+    e = zoo()
+    start = hero(e, "Ann")["bullets"]
+    assert said(e, bullets("Ann", 1)) == [f"Ann gained 1 bullet: {start + 1} now."]
+    assert said(e, bullets("Ann", 3)) == [f"Ann gained 3 bullets: {start + 4} now."]
+    assert said(e, bullets("Ann", -1)) == [f"Ann spent 1 bullet: {start + 3} now."]
+    assert said(e, bullets("Ann", -2)) == [f"Ann spent 2 bullets: {start + 1} now."]
+    assert said(e, life("Ann", -2)) == ["Ann lost 2 life: 3 left."]
+    assert said(e, life("Ann", 2)) == ["Ann gained life: 5 now."]  # back to five exactly: no cap to mention
+    assert said(e, life("Ann", 1)) == ["Ann gained life: 5 now (no more than 5)."]
+
+
+def test_one_kill_and_many_are_said_apart():
+    e = zoo()
+    assert said(e, kill("Ann")) == ["Ann killed 1 Zombie (1 in all)."]
+    assert said(e, kill("Ann", 3)) == ["Ann killed 3 Zombies (4 in all)."]
+
+
+def test_a_player_knocked_out_gives_up_half_the_kills_and_is_told_so():
+    e = zoo()
+    run(e, kill("Ann", 5))
+    texts = [ev.text for ev in knock_out(e, "Ann") if ev.kind == "player_out"]
+    assert texts == ["Ann is out of the game: discards 2 of 5 kills and keeps 3; their kills and locks still count."]
+    texts = [ev.text for ev in knock_out(e, "Ben") if ev.kind == "player_out"]
+    assert texts == ["Ben is out of the game, with no kills to give up; their locks still count."]
+
+
+def test_the_last_hero_standing_is_named_the_winner():
+    e = zoo()
+    knock_out(e, "Ann")
+    over = [ev for ev in knock_out(e, "Ben") if ev.kind == "game_over"]
+    assert len(over) == 1 and over[0].player == "Cat" and "Cat" in over[0].text

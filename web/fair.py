@@ -28,13 +28,21 @@ class PerAddress:
 
     def __init__(self):
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # what wait_count waits on: no polling
         self._open: Counter[str] = Counter()
+
+    def _add(self, address: str) -> int:
+        # the caller holds the lock
+        self._open[address] += 1
+        self._changed.notify_all()
+        return self._open[address]
 
     def _drop(self, address: str) -> None:
         # the caller holds the lock
         self._open[address] -= 1
         if self._open[address] <= 0:
             del self._open[address]
+        self._changed.notify_all()
 
     def release(self, address: str) -> None:
         with self._lock:
@@ -43,6 +51,11 @@ class PerAddress:
     def count(self, address: str) -> int:
         with self._lock:
             return self._open.get(address, 0)
+
+    def wait_count(self, address: str, n: int, timeout: float) -> bool:
+        """Wait until `address` holds exactly `n` (for tests and the benchmarks); False at the timeout."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._open.get(address, 0) == n, timeout)
 
 
 class StreamShares(PerAddress):
@@ -61,7 +74,7 @@ class StreamShares(PerAddress):
         with self._lock:
             if address not in self.uncapped and self._open[address] >= self.per_address:
                 return False
-            self._open[address] += 1
+            self._add(address)
             return True
 
     def release(self, address: str, stream: Any = None) -> None:

@@ -74,8 +74,8 @@ class AddressCounts(PerAddress):
     def admit(self, address: str) -> bool:
         """Count a new connection; False when the address already holds its share."""
         with self._lock:
-            self._open[address] += 1
-            return address in self.uncapped or self._open[address] <= self.cap
+            held = self._add(address)
+            return address in self.uncapped or held <= self.cap
 
 
 class FairChannel(HTTPChannel):
