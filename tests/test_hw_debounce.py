@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hw.debounce import Debouncer
-from hw.testing import FakeClock
+from support.hw import FakeClock
 
 MS = 0.001
 

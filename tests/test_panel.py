@@ -17,7 +17,7 @@ from gpiozero import Button, Device
 
 from companion.errors import ConfigError
 from hw.panel import Panel, pin_factory_for
-from hw.testing import FakeClock, install_mock_factory, release_mock_factory
+from support.hw import FakeClock, install_mock_factory, release_mock_factory
 
 ROLL_ONE_BEE = {"cmd": "roll", "faces": ["bee", "zzz", "zzz", "honey", "honey"]}
 WAIT = 3.0

@@ -1,4 +1,4 @@
-"""Helpers for tests and demo mode: a clock that only moves when told, and a mock pin factory."""
+"""Helpers for the panel tests: a clock that only moves when told, and a mock pin factory (not installed)."""
 
 from __future__ import annotations
 
