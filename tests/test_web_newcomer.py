@@ -127,8 +127,9 @@ def test_the_german_page_names_its_own_buttons_and_writes_german_numbers(browser
     # Times as German writes them (the moves before the page opened read "04:35 AM").
     expect(page.locator("#events .history").first).to_have_text(re.compile(r"^\d\d:\d\d [^AP]"))
     # The hints name the buttons in German ("Halte Zurück…", "Mit Auswahl oder Schloss…"): so do the buttons
-    # (they read Select, Undo, Lock), and a press says so ("Select gedrückt." on a German page).
-    labels = ["Auswahl", "OK", "Zurück", "Erlegt", "Leben -", "Kugel -", "Schloss"]
+    # (they read Select, Undo, Lock), and a press says so ("Select gedrückt." on a German page). Roll throws
+    # the Zoo's one die for the camera (a fight's roll or a move).
+    labels = ["Auswahl", "OK", "Zurück", "Würfeln", "Erlegt", "Leben -", "Kugel -", "Schloss"]
     expect(page.locator("#panel-buttons .panel-btn:visible")).to_have_text(labels)
     expect(page.locator("#panel-picked")).to_have_text("Mit Auswahl oder Schloss ist nichts gewählt.")
     # The panel's own refusal, in German with the German labels (it read "Kill on the panel: press Select to ...").
