@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from vision.images import check_frame
 
-from .count import UNKNOWN, patch, read_square
+from .count import UNKNOWN, patch, pips, read_square
 from .find import spots
 
 __all__ = ["PipDie", "UNKNOWN", "read_d6"]
@@ -37,6 +37,8 @@ def read_d6(frame) -> list[PipDie]:
     for spot in spots(frame):
         square = patch(frame, spot)
         value, conf = (UNKNOWN, 0.0) if square is None else read_square(square)
+        if value == UNKNOWN and not spot.square and square is not None and not pips(square)[0]:
+            continue  # neither a die's shape nor a pip: a tray's mark, a hole, a shadow
         half = spot.side / 2
         out.append(PipDie(spot.x, spot.y, value, conf, (spot.x - half, spot.y - half, spot.x + half, spot.y + half)))
     return sorted(out, key=lambda d: (round(d.y), d.x))

@@ -20,6 +20,8 @@ _WINDOW = 15
 # dice are looked for in the photo shrunk to this many pixels on its shorter side (a die is still 10 or
 # more pixels across there) and read at full size
 _FIND_SIDE = 320
+# a die's rounded square fills more of its bounding square than a disc (pi / 4) ever can
+_SQUARE = 0.83
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,7 @@ def refine(frame: np.ndarray, spot: Spot) -> Spot:
     (rx, ry), (w, h), angle = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
     side = (w + h) / 2
     fill = len(xs) / max(w * h, 1.0)
-    if not (0.5 * spot.side <= side <= 1.05 * spot.side) or fill < 0.75 or max(w, h) > 1.3 * min(w, h):
+    if not (0.5 * spot.side <= side <= 1.05 * spot.side) or fill < _SQUARE or max(w, h) > 1.3 * min(w, h):
         return spot
     return Spot(rx + x0, ry + y0, side, angle, spot.square)
 
@@ -136,7 +138,7 @@ def _spots(frame: np.ndarray) -> list[Spot]:
         pts = np.stack([xs + x0, ys + y0], 1).astype(np.float32)
         cx, cy, rw, rh, angle = _shape(pts)
         fill = area / max(rw * rh, 1.0)
-        lone = fill > 0.8 and max(rw, rh) < 1.25 * min(rw, rh)
+        lone = fill > _SQUARE and max(rw, rh) < 1.25 * min(rw, rh)
         regions.append((pts, area, lone, (cx, cy, rw, rh, angle)))
     sides = [np.sqrt(a) for _, a, lone, _ in regions if lone]
     side = float(np.median(sides)) if sides else None
