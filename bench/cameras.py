@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from companion.commands import DICE_FACES  # noqa: E402
-from vision.calibrate import CalibrationError, calibrate  # noqa: E402
+from vision.teach.calibrate import CalibrationError, calibrate  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
 from tests.support.trays import dyed, felt, shaken, wood  # noqa: E402  (the repainted trays and dice the tests use too)
 

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 from companion.commands import DICE_FACES  # 1-4 pips stand for these (the set's README); 5 and 6 for none
-from vision.calibrate import calibrate
-from vision.report import report_lines
+from vision.teach.calibrate import calibrate
+from vision.teach.report import report_lines
 from vision.images import read_image
 from vision.reader import DiceReader
 

@@ -1,18 +1,31 @@
-"""One greedy device against the phones at the table: `python bench/fairness.py`.
+"""Greedy, slow and hostile devices against the phones at the table.
 
-A real waitress server on loopback; the greedy device connects from 127.0.0.2
-and the phone from 127.0.0.3 (both loopback on Linux, so neither is exempt from
-the per-address caps here). Prints what the phone notices:
+    python bench/fairness.py [--only greedy|slow|stalled] [--slow-s 60] [--crowds 200/20,1000/100] [--stall-s 60]
 
-1. 130 unfinished requests from the greedy device: the phone's /api/state time;
+A real waitress server on loopback; the devices connect from their own 127.0.x.y
+addresses (all loopback on Linux, so none is exempt from the per-address caps here).
+Prints what the phone notices:
+
+1. 130 unfinished requests from one greedy device: the phone's /api/state time;
 2. the greedy device asking for 60 event streams: how many it gets, and whether
    the phone still gets one;
 3. a phone that vanishes: how long until its stream's slot is free again;
 4. 70 demo button holds of 2 s at once: the phone's /api/state time meanwhile.
+
+Then, against `companion serve` in its own process (so its memory is its own,
+`bench/slow_devices.py`):
+
+5. each crowd of slow connections (200 from 20 addresses, 1,000 from 100) sending
+   their headers a byte a second, each reconnecting at once when the server closes
+   it, for `--slow-s`: another phone's /api/state on a fresh connection once a
+   second (the targets: every try within 1 s with 200, within 2 s with 1,000), and the server's memory;
+6. a phone that stops reading its event stream while commands flow for `--stall-s`:
+   whether and when it is dropped, and the server's memory before, at most and after.
 """
 
 from __future__ import annotations
 
+import argparse
 import http.client
 import json
 import socket
@@ -24,6 +37,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(1, str(Path(__file__).resolve().parent))
 
 from companion.gamelog import GameLog  # noqa: E402
 from companion.table import Table  # noqa: E402
@@ -69,6 +83,25 @@ def summary(times: list[float]) -> str:
 
 
 def main() -> int:
+    ap = argparse.ArgumentParser(description="greedy, slow and hostile devices against the phones")
+    ap.add_argument("--only", choices=("greedy", "slow", "stalled"))
+    ap.add_argument("--slow-s", type=float, default=60.0, help="how long each crowd of slow connections lasts")
+    ap.add_argument("--crowds", default="200/20,1000/100", help="slow connections/addresses, comma-separated")
+    ap.add_argument("--stall-s", type=float, default=60.0, help="how long commands flow past a stopped reader")
+    args = ap.parse_args()
+    if args.only in (None, "greedy"):
+        greedy()
+    if args.only in (None, "slow", "stalled"):
+        from slow_devices import crowds, stalled
+
+        if args.only in (None, "slow"):
+            crowds([tuple(map(int, c.split("/"))) for c in args.crowds.split(",")], args.slow_s)
+        if args.only in (None, "stalled"):
+            stalled(args.stall_s)
+    return 0
+
+
+def greedy() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         log = GameLog(Path(tmp) / "games.sqlite")
         table = Table(log).start()
@@ -126,7 +159,6 @@ def main() -> int:
             app.extensions["companion"].demo_press.wait_idle(10)
         table.stop()
         log.close()
-    return 0
 
 
 if __name__ == "__main__":

@@ -22,10 +22,10 @@ import cv2
 import numpy as np
 
 from companion.commands import DICE_FACES
-from vision.calibrate import calibrate
+from vision.teach.calibrate import calibrate
 from vision.images import read_image
 from vision.reader import DiceReader
-from vision.report import report_lines
+from vision.teach.report import report_lines
 
 from dice_photos import SURE  # bench/, beside this script
 

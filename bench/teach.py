@@ -3,7 +3,7 @@
     python bench/teach.py [--per-face 5] [--empty 3]
 
 Lays the demo's dice as the wizard asks (all five dice, each face, then the empty tray), captures
-each through vision.teach.Teacher, then times `finish()` (the calibration in its worker thread)
+each through vision.teach.wizard.Teacher, then times `finish()` (the calibration in its worker thread)
 with OpenCV and the BLAS held to one thread. Target: 60 s on one core.
 """
 
@@ -23,10 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import cv2  # noqa: E402
 
 from table_companion.demo import demo_camera, lay_apart  # noqa: E402
-from vision.captures import DiceStore  # noqa: E402
-from vision.latest import LatestFrame  # noqa: E402
+from vision.teach.captures import DiceStore  # noqa: E402
+from vision.camera.latest import LatestFrame  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
-from vision.teach import Teacher  # noqa: E402
+from vision.teach.wizard import Teacher  # noqa: E402
 
 
 def main() -> None:

@@ -48,14 +48,14 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from vision import model as vmodel  # noqa: E402
-from vision import render  # noqa: E402
-from vision.art import PIP_ART, PIP_FACES, UNTAUGHT  # noqa: E402
-from vision.calibrate import CalibrationError, calibrate  # noqa: E402
+from vision.name import model as vmodel  # noqa: E402
+from vision.demo import render  # noqa: E402
+from vision.demo.art import PIP_ART, PIP_FACES, UNTAUGHT  # noqa: E402
+from vision.teach.calibrate import CalibrationError, calibrate  # noqa: E402
 from vision.reader import DiceReader  # noqa: E402
 from vision.settle import Settler  # noqa: E402
-from vision.synthetic import SyntheticCamera  # noqa: E402
-from vision.train import match  # noqa: E402
+from vision.demo.synthetic import SyntheticCamera  # noqa: E402
+from tools.train import match  # noqa: E402
 
 from dice_photos import SURE, bench_photos, sure_line  # noqa: E402  (bench/, beside this script)
 from other_dice import bench_other  # noqa: E402
@@ -340,7 +340,7 @@ def bench_calibration_memory(photos: Path, size=(4032, 3024)):
     """Peak memory of calibrating from the real calibration photos as taken (640 px) and as a phone's
     camera takes them (12 megapixels, the same photos enlarged), each in a process of its own."""
     # the child's own peak (VmHWM): its ru_maxrss would count the bench's memory it was forked from
-    script = ("import sys; from vision.calibrate import calibrate; calibrate(sys.argv[1]); "
+    script = ("import sys; from vision.teach.calibrate import calibrate; calibrate(sys.argv[1]); "
               "print([line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM')][0])")
     peaks = []
     with tempfile.TemporaryDirectory() as d:

@@ -32,6 +32,7 @@ MAX_RULES = 4  # house-rule options in new_game
 MAX_FACES = 10  # faces in roll's faces or reroll (a ZomBee roll has 5 dice)
 MAX_COUNT = 100  # kills in one kill command
 MAX_DELTA = 100  # life or bullets gained or lost in one command (either sign)
+DIE_SIDES = 6  # the Zoo's combat die is an ordinary d6
 
 
 def quote(value: Any) -> str:
@@ -326,12 +327,52 @@ class Bullets(_PlayerDelta):
 
 
 @dataclass(frozen=True)
+class Fight(Command):
+    """A Zoo hero's combat: without `roll` it opens the fight, with it the die rolled in the open fight."""
+
+    name: ClassVar[str] = "fight"
+    player: str
+    roll: int | None = None
+
+    @classmethod
+    def _parse(cls, raw):
+        roll = _int(raw, "roll", 1, DIE_SIDES) if "roll" in raw else None
+        return cls(_str(raw, "player"), roll)
+
+
+@dataclass(frozen=True)
+class SpendBullets(Command):
+    """Bullets added to a fight's roll of 1-3, enough to bring it to 4."""
+
+    name: ClassVar[str] = "spend_bullets"
+    player: str
+    count: int
+
+    @classmethod
+    def _parse(cls, raw):
+        return cls(_str(raw, "player"), _int(raw, "count", 1, MAX_COUNT))
+
+
+@dataclass(frozen=True)
+class LoseLife(Command):
+    """A fight's roll of 1-3 paid for with one life; the hero rolls again."""
+
+    name: ClassVar[str] = "lose_life"
+    player: str
+
+    @classmethod
+    def _parse(cls, raw):
+        return cls(_str(raw, "player"))
+
+
+@dataclass(frozen=True)
 class AnimalsCleared(Command):
     name: ClassVar[str] = "animals_cleared"
 
 
 COMMAND_TYPES: Mapping[str, type[Command]] = {
-    c.name: c for c in (NewGame, Roll, Stop, Flip, Choose, Undo, Kill, CollectLock, Life, Bullets, AnimalsCleared)
+    c.name: c for c in (NewGame, Roll, Stop, Flip, Choose, Undo, Kill, CollectLock, Life, Bullets,
+                      Fight, SpendBullets, LoseLife, AnimalsCleared)
 }
 
 

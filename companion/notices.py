@@ -31,6 +31,7 @@ class DiceStatus(StrEnum):
     STILL = "still"  # the dice came to rest and are being read
     CHECK = "check"  # the reading was unsure or refused: look at the dice and throw again
     SELECTED = "selected"  # the dice picked up for the next roll were seen
+    ROLLED = "rolled"  # a Zoo die read outside a fight (a move): shown on the phones, nothing entered
 
 
 STATUSES: Mapping[str, type[StrEnum]] = {NoticeKind.CAMERA: CameraStatus, NoticeKind.DICE: DiceStatus}

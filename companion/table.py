@@ -44,6 +44,7 @@ class Subscription:
         self._queue: queue.Queue = queue.Queue(maxsize=backlog)
         self._end_when_full = end_when_full
         self.closed = False
+        self.overflowed = False  # ended because its reader fell a whole queue behind
 
     def get(self, timeout: float | None = None) -> dict | None:
         """The next message; None when `timeout` passes first, or at once once the subscription has ended."""
@@ -63,6 +64,7 @@ class Subscription:
                 return
             except queue.Full:
                 if self._end_when_full:
+                    self.overflowed = True
                     self.end()
                     return
                 try:

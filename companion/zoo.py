@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .commands import LOCKS, MAX_COUNT, MAX_DELTA, AnimalsCleared, Bullets, CollectLock, Command, Kill, Life, NewGame, house_rule, quote
+from . import zoo_combat
+from .commands import (LOCKS, MAX_COUNT, MAX_DELTA, AnimalsCleared, Bullets, CollectLock, Command, Fight, Kill, Life,
+                       LoseLife, NewGame, SpendBullets, house_rule, quote)
 from .errors import IllegalCommand
 from .events import N_, Event, phrase, render
 from .legal import span
@@ -70,6 +72,7 @@ class Zoo:
         self.last_step = "open" if small_table else "removed"
         self.lock_release = mode
         self.ended_by: str | None = None  # "last_alive" or "animals_cleared"
+        self.combat: zoo_combat.Combat | None = None  # the one open fight (zoo_combat)
 
     # ----- yes/no questions about the rules -----
 
@@ -112,6 +115,7 @@ class Zoo:
                     lowest = -min(self.most_lost(hero, what), MAX_DELTA)
                     moves.append({"cmd": what, "player": who, "delta": span(lowest, -1)})
                 moves.append({"cmd": what, "player": who, "delta": span(1, MAX_DELTA)})  # gains above 5 life are capped
+        moves += zoo_combat.moves(self)
         if self.can_clear_animals():
             moves.append({"cmd": "animals_cleared"})
         return moves
@@ -178,13 +182,16 @@ class Zoo:
             CollectLock: self._collect_lock,
             Life: self._life,
             Bullets: self._bullets,
+            Fight: lambda c: zoo_combat.fight(self, c),
+            SpendBullets: lambda c: zoo_combat.spend_bullets(self, c),
+            LoseLife: lambda c: zoo_combat.lose_life(self, c),
             AnimalsCleared: self._animals_cleared,
         }
         handler = handlers.get(type(cmd))
         if handler is None:
             raise IllegalCommand(
                 f"{quote(cmd.to_dict())} is not a Zombie Zoo command; "
-                "a Zoo game takes kill, collect_lock, life, bullets, animals_cleared and undo"
+                "a Zoo game takes kill, collect_lock, life, bullets, fight, spend_bullets, lose_life, animals_cleared and undo"
             )
         return handler(cmd)
 
@@ -192,6 +199,7 @@ class Zoo:
         hero = self._living(cmd.player, cmd, "take kills")
         before = hero.kills
         hero.kills += cmd.count
+        self._end_fight(hero)  # the zombie in the hero's fight is the one taken
         events = [(Event.said("kill", "{name} killed 1 Zombie ({kills} in all).", hero.name, name=hero.name, kills=hero.kills)
                   if cmd.count == 1 else
                   Event.said("kill", "{name} killed {count} Zombies ({kills} in all).", hero.name, name=hero.name,
@@ -291,6 +299,7 @@ class Zoo:
         discard = hero.kills // 2  # half the kills, rounded down, go back
         hero.kills -= discard
         hero.alive = False
+        self._end_fight(hero)
         template = (N_("{name} is out of the game: discards {discard} of {all} kills and keeps {kills}; their "
                        "kills and locks still count.") if discard + hero.kills else
                     N_("{name} is out of the game, with no kills to give up; their locks still count."))  # "0 of 0"
@@ -299,6 +308,10 @@ class Zoo:
         if len(self.living_players()) == 1:
             events += self._end("last_alive")
         return events
+
+    def _end_fight(self, hero: Hero) -> None:
+        if self.combat is not None and self.combat.player == hero.name:
+            self.combat = None
 
     def _bullets(self, cmd: Bullets) -> list[Event]:
         given = quote(cmd.to_dict())
@@ -381,6 +394,7 @@ class Zoo:
             "locks": dict(self.locks),
             "release_at": self.release_at,
             "next_release_in": self.next_release_in(),
+            "fight": None if self.combat is None else self.combat.to_json(),
             "phase": "game_over" if self.is_over() else "play",
             "winners": winners,
             # Added for adapters: the same answers in the same shape as ZomBee's.

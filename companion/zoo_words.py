@@ -27,6 +27,10 @@ def points_said(n: int) -> dict:
     return phrase(N_("1 point") if n == 1 else N_("{n} points"), n=n)
 
 
+def bullets_said(n: int) -> dict:
+    return phrase(N_("1 bullet") if n == 1 else N_("{n} bullets"), n=n)
+
+
 def timer_steps(timers: list[tuple[str, str, str]], moving: int) -> list[dict]:
     """The locks' timers moving on, in words (they used to read "Tiger Trail 60:00 -> 30:00").
 

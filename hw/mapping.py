@@ -205,6 +205,9 @@ def _zoo(button: str, state: Mapping, highlight: Highlight) -> Decision:
             return _over(state) or _refused(N_("no lock is left on the board to collect"))
         return Decision(highlight=replace(highlight, lock=_step(locks, highlight.lock)))
     name = highlight.player
+    fight = _fight(button, state)
+    if fight is not None:
+        return fight
     if button in ZOO_COMMANDS:
         cmd, unpicked = ZOO_COMMANDS[button]
         if name is None:
@@ -212,8 +215,22 @@ def _zoo(button: str, state: Mapping, highlight: Highlight) -> Decision:
         return Decision(command={**cmd, "player": name})
     if button == "OK":
         if name is None:
-            return _refused(N_("press {select} to pick who collects the lock first"))
+            return _refused(N_("press {select} to pick who fights or collects a lock first"))
         if highlight.lock is None:
-            return _refused(N_("press {lock} to pick the lock {name} collects, then {ok}"), name=name)
+            return Decision(command={"cmd": "fight", "player": name})  # a hero and no lock: that hero fights
         return Decision(command={"cmd": "collect_lock", "player": name, "lock": highlight.lock})
     return _refused(N_("{button} does nothing in Zombie Zoo"), button=phrase(button))
+
+
+def _fight(button: str, state: Mapping) -> Decision | None:
+    """After a fight's roll of 1-3, Bullet - spends the bullets that bring it to 4 and Life - loses a life to
+    roll again, for the hero fighting (docs/panel.md). None: the press means what it means outside a fight."""
+    legal = _legal(state)
+    fight = state.get("fight")
+    if not fight or fight.get("roll") is None or button not in ("Bullet -", "Life -"):
+        return None
+    if button == "Life -":
+        return Decision(command={"cmd": "lose_life", "player": fight["player"]})
+    spend = of_kind(legal, "spend_bullets")
+    count = spend[0]["count"]["min"] if spend else 4 - fight["roll"]  # refused by the engine, with its reason
+    return Decision(command={"cmd": "spend_bullets", "player": fight["player"], "count": count})

@@ -1,9 +1,10 @@
 """Corrections teach: when a phone corrects a roll the camera read, the dice of that frame are kept
-with the corrected faces, to be learned when someone taps "Learn from corrections" (never silently).
+with the corrected faces, and learned in the background (vision/teach/relearn.py): the new model is
+used only when it reads the corrected rolls at least as well, and every phone is told either way.
 
 A correction is a roll entered on a phone (a) after the camera asked to check the dice, or (b) after
 an undo of the camera's own roll. The frame is the one the camera read; its dice are matched to the
-corrected faces only when that is unambiguous (vision.captures.match_corrections).
+corrected faces only when that is unambiguous (vision.teach.captures.match_corrections).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ logger = logging.getLogger(__name__)
 
 
 class CorrectionWatcher:
-    def __init__(self, table: Any, watcher: Any, store: Any):
-        self.table, self.watcher, self.store = table, watcher, store
+    def __init__(self, table: Any, watcher: Any, store: Any, on_kept=lambda: None):
+        self.table, self.watcher, self.store, self.on_kept = table, watcher, store, on_kept
         self.kept = 0  # dice kept since start
         self._doubted = None  # (frame, reading) the table was asked to check, or whose roll was undone
         self._camera_roll = None  # (frame, reading) of the last roll the camera sent
@@ -82,11 +83,13 @@ class CorrectionWatcher:
         self._doubted = self._camera_roll = None  # the game went on: nothing left to correct
 
     def keep(self, frame, reading, faces: list[str]) -> int:
-        from vision.captures import match_corrections
+        from vision.teach.captures import match_corrections
 
         matched = match_corrections(reading.faces, faces)
         if matched is None:
             return 0
         n = self.store.keep_correction(frame, reading.dice, matched)
         self.kept += n
+        if n:
+            self.on_kept()  # learned in the background, switched in only if no worse (vision/teach/relearn.py)
         return n

@@ -15,7 +15,8 @@ DEMO_FPS = 10  # rendering a bouncing frame takes ~80 ms here: 10 fps keeps the 
 
 
 class DemoRoller:
-    """The demo's virtual player: rolls the synthetic camera's dice when Roll is pressed.
+    """The demo's virtual player: rolls the synthetic camera's dice when Roll is pressed (in a Zombie Zoo
+    game, one pip die).
 
     A later roll picks up as many dice as the engine's legal moves allow (every
     yellow die of the last roll, and a ZomBee for each Zzz), as a bold player
@@ -27,6 +28,10 @@ class DemoRoller:
 
     def roll(self) -> None:
         state = self.table.state()
+        if state is not None and state.get("game") == "zoo" and not state.get("over"):
+            # The Zoo's one pip die: a fight's roll when a fight waits for one, else a move (vision.tray.ZooDie).
+            self.camera.roll_pip()
+            return
         legal = state.get("legal") if state else None
         rolls = of_kind(legal, "roll")
         if not rolls:
@@ -53,8 +58,8 @@ def demo_camera() -> Any:
     """The demo's tray: one steady, well-lit rig (the same table every time), fresh rolls each time."""
     import numpy as np
 
-    from vision.render import random_rig
-    from vision.synthetic import SyntheticCamera
+    from vision.demo.render import random_rig
+    from vision.demo.synthetic import SyntheticCamera
 
     camera = SyntheticCamera(rig=random_rig(np.random.default_rng(DEMO_TABLE)), realtime=True, fps=DEMO_FPS)
     camera.look = DEMO_LOOK  # the same steady lamp every time, so the camera view does not report glare

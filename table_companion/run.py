@@ -71,15 +71,16 @@ def settings_from(args: argparse.Namespace, environ=os.environ) -> tuple[Setting
 
 def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | None = None) -> dict[str, Any]:
     """Open everything `companion run` needs; returns the parts so they can be stopped in order.
-    teach_options: vision.teach.Teacher's keywords (tests use smaller calibrations)."""
+    teach_options: vision.teach.wizard.Teacher's keywords (tests use smaller calibrations)."""
     from hw.panel import Panel, pin_factory_for
     from hw.pins import coerce
     from vision.reader import DiceReader
     from vision.settle import Settler
-    from vision.captures import DiceStore
-    from vision.teach import Teacher
+    from vision.teach.captures import DiceStore
+    from vision.teach.wizard import Teacher
+    from vision.teach.relearn import Relearner
     from vision.tray import RollTracker, TrayWatcher
-    from vision.view import CameraView
+    from vision.camera.view import CameraView
 
     from web import create_app
 
@@ -133,7 +134,8 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
                                "panel": panel.snapshot()},  # what the box shows, for a page that opens now
         })
         watcher.start()
-        parts["corrections"] = CorrectionWatcher(table, watcher, store).start()
+        relearner = parts["relearner"] = Relearner(teacher)
+        parts["corrections"] = CorrectionWatcher(table, watcher, store, on_kept=relearner.kept).start()
         if log.kept_aside is not None:  # the moves it held cannot be read: said, with where they are kept
             print(f"warning: the game log's write-ahead file was damaged; the moves since the last checkpoint "
                   f"could not be read, and a copy is kept at {log.kept_aside}", file=sys.stderr)
@@ -165,7 +167,7 @@ class StartCamera:
 
     def __init__(self, spec: str, origin: str, opener: Callable[[str], Any] | None = None, required: bool = True,
                  warn: Callable[[str], Any] | None = None):
-        from vision.sources import SPECS, UnknownSource, open_source
+        from vision.camera.sources import SPECS, UnknownSource, open_source
 
         self.spec, self._open, self._first = spec, opener or open_source, None
         try:
@@ -205,8 +207,8 @@ def _warn(line: str) -> None:
 def taught_model(store: Any, settings: Settings, explicit: bool):
     """The model to read with: --model on the command line, else the one taught from the phone (the
     data folder's, so it survives restarts), else the config's model, else the shipped one."""
-    from vision.captures import DEFAULT
-    from vision.model import ModelError
+    from vision.teach.captures import DEFAULT
+    from vision.name.model import ModelError
 
     current = store.current()
     if explicit or current == DEFAULT:

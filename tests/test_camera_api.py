@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from table_companion.demo import demo_camera, lay_apart
-from vision.captures import DiceStore
-from vision.latest import LatestFrame
+from vision.teach.captures import DiceStore
+from vision.camera.latest import LatestFrame
 from vision.reader import DiceReader
-from vision.teach import Teacher
-from vision.view import CameraView
+from vision.teach.wizard import Teacher
+from vision.camera.view import CameraView
 from web import create_app
 
 PIN = "864209"

@@ -213,7 +213,7 @@ def test_the_german_report_gives_its_advice_in_german_and_keeps_each_face_whole_
     import numpy as np
     from playwright.sync_api import expect
 
-    from vision.report import quality
+    from vision.teach.report import quality
 
     truth = np.repeat(np.arange(4), 6)
     pred = np.eye(5)[truth]

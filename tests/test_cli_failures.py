@@ -77,7 +77,7 @@ def test_a_second_server_on_the_same_game_log_is_refused(db, argv, capsys, monke
     # a second server opened the log too: two engines, two writers, and the log could fork
     monkeypatch.setattr("web.serve.ServerThread", lambda *a, **k: pytest.fail("the second server started"))
     # nor does it reach for the first one's camera: it said "webcam 0 cannot be opened", hiding the cause
-    monkeypatch.setattr("vision.sources.open_source", lambda *a, **k: pytest.fail("the camera was opened"))
+    monkeypatch.setattr("vision.camera.sources.open_source", lambda *a, **k: pytest.fail("the camera was opened"))
     before = digest(db)
     with ServerLock(db):  # as the first `companion run` or `serve` holds it
         assert main([*argv, "--db", str(db), "--pin", "123456", "--port", "0"]) == 1

@@ -9,7 +9,7 @@ import pytest
 from companion.notices import DiceStatus, NoticeKind
 from table_companion.corrections import CorrectionWatcher
 from table_companion.demo import demo_camera
-from vision.captures import DiceStore
+from vision.teach.captures import DiceStore
 from vision.reader import DiceReader
 
 SPOTS = [(100, 100, 0.1), (300, 120, 0.5), (500, 300, 1.0), (200, 350, 0.3), (420, 180, 0.7)]

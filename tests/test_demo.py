@@ -42,3 +42,26 @@ def test_roll_is_refused_while_a_flower_is_to_be_turned(table):
         DemoRoller(table, camera, RollTracker()).roll()
         refused = next(m for m in iter(lambda: sub.get(2), None) if m["type"] == "refused")
     assert camera.rolled == [] and "Mia must flip a flower first" in refused["error"]
+
+
+def test_in_a_zoo_game_roll_throws_one_pip_die_that_the_camera_draws_with_pips(tmp_path, gamelog):
+    from companion.table import Table
+    from vision.demo.synthetic import SyntheticCamera
+
+    zoo = Table(gamelog).start()
+    try:
+        zoo.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "web")
+        camera = SyntheticCamera(seed=3, noise=0)
+        DemoRoller(zoo, camera, RollTracker()).roll()
+        while camera.busy:
+            camera.read()
+        assert len(camera.faces) == 1 and camera.rig.art.pips is not None
+        assert camera.roll_pip(6) == 6
+        while camera.busy:
+            camera.read()
+        _, six = camera.read()
+        assert camera.faces == ("six",)
+        camera.roll(["bee", "bee"], 2)  # a ZomBee game's dice afterwards: its own symbols again
+        assert camera.rig.art.pips is None and six.shape == camera.read()[1].shape
+    finally:
+        zoo.stop()

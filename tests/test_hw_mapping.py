@@ -178,7 +178,7 @@ def test_lock_steps_through_locks_on_the_board_and_ok_collects_it():
     assert d.command == {"cmd": "collect_lock", "player": "Ann", "lock": "hyena_hideout"}
     accepted(e, d)
     assert reconcile(h, published(e), state) == Highlight(player="Ann")  # the collected lock left the board
-    assert "press Lock" in decide("OK", published(e), Highlight(player="Ann")).refusal
+    assert decide("OK", published(e), Highlight(player="Ann")).command == {"cmd": "fight", "player": "Ann"}
 
 
 def test_kill_for_a_dead_player_is_refused():
@@ -195,6 +195,36 @@ def test_life_minus_before_the_bullets_are_spent_is_refused_by_the_engine():
     e = zoo({"cmd": "life", "player": "Ann", "delta": -4})
     d = decide("Life -", published(e), Highlight(player="Ann"))
     assert "bullets are spent before the last life" in refused_by_engine(e, d)
+
+
+def test_ok_with_a_hero_and_no_lock_opens_a_fight_for_that_hero():
+    e = zoo()
+    assert "press Select to pick who fights or collects a lock" in decide("OK", published(e)).refusal
+    d = decide("OK", published(e), Highlight(player="Ben"))
+    assert d.command == {"cmd": "fight", "player": "Ben"}
+    accepted(e, d)
+    assert "already fighting" in refused_by_engine(e, decide("OK", published(e), Highlight(player="Ben")))
+
+
+def test_after_a_low_roll_bullet_and_life_buttons_make_the_fight_s_choice_for_the_fighter():
+    e = zoo({"cmd": "fight", "player": "Ann"}, {"cmd": "fight", "player": "Ann", "roll": 2})
+    h = Highlight(player="Cat")  # whoever is highlighted, the choice is the fighter's
+    assert decide("Bullet -", published(e), h).command == {"cmd": "spend_bullets", "player": "Ann", "count": 2}
+    d = decide("Life -", published(e), h)
+    assert d.command == {"cmd": "lose_life", "player": "Ann"}
+    accepted(e, d)
+    # waiting for the next roll: the buttons mean what they mean outside a fight again
+    assert decide("Life -", published(e), h).command == {"cmd": "life", "player": "Cat", "delta": -1}
+    e.apply({"cmd": "fight", "player": "Ann", "roll": 3})
+    accepted(e, decide("Bullet -", published(e), h))
+    ann = e.state()["players"][0]
+    assert (ann["kills"], ann["bullets"], ann["life"], e.state()["fight"]) == (1, 4, 4, None)
+
+
+def test_bullet_minus_without_bullets_enough_is_refused_by_the_engine_with_its_reason():
+    e = zoo({"cmd": "bullets", "player": "Ann", "delta": -5}, {"cmd": "fight", "player": "Ann"},
+            {"cmd": "fight", "player": "Ann", "roll": 1})
+    assert "Ann has 0 bullets" in refused_by_engine(e, decide("Bullet -", published(e)))
 
 
 @pytest.mark.parametrize("button", ["Bee", "Question", "ZomBee", "Stop"])

@@ -126,11 +126,21 @@ def test_zombee_lists_exactly_the_moves_it_accepts(seed, n, variant):
 
 # ----- Zombie Zoo -----
 
-def junk_zoo(rng: random.Random, names: list[str]) -> dict:
-    kind = rng.choice(["kill", "collect_lock", "life", "life", "life", "bullets", "bullets", "animals_cleared"])
+def junk_zoo(rng: random.Random, names: list[str], fight: dict | None = None) -> dict:
+    kind = rng.choice(["kill", "collect_lock", "life", "life", "life", "bullets", "bullets", "animals_cleared",
+                       "fight", "fight", "fight", "spend_bullets", "lose_life", "lose_life"])
     if kind == "animals_cleared":
         return {"cmd": kind}
     player = rng.choice(names + ["Zed"])
+    if fight and rng.random() < 0.7:
+        player = fight["player"]  # mostly the hero in the open fight, so fights run to their end
+    if kind == "fight":
+        return {"cmd": kind, "player": player} if rng.random() < 0.3 else {"cmd": kind, "player": player,
+                                                                          "roll": rng.randint(0, 7)}
+    if kind == "spend_bullets":
+        return {"cmd": kind, "player": player, "count": rng.randint(1, 4)}
+    if kind == "lose_life":
+        return {"cmd": kind, "player": player}
     if kind == "kill":
         return {"cmd": kind, "player": player, "count": rng.randint(1, 7)}
     if kind == "collect_lock":
@@ -148,7 +158,7 @@ def test_zoo_lists_exactly_the_moves_it_accepts(seed, n, mode):
         check_legal(engine, rng)
         if engine.is_over():
             break
-        command = junk_zoo(rng, names)
+        command = junk_zoo(rng, names, engine.state()["fight"])
         if accepts(engine, command):
             check_accepted_is_listed(engine, command)
             engine.apply(command)

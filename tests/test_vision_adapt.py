@@ -5,12 +5,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision import adapt, render
-from vision.calibrate import NET_TRUST, _with_net, calibrate
-from vision.report import report_lines
-from vision.model import CLASSES, UNKNOWN, Model, load_model
+from vision.teach import adapt
+
+from vision.demo import render
+from vision.teach.calibrate import NET_TRUST, _with_net, calibrate
+from vision.teach.report import report_lines
+from vision.name.model import CLASSES, UNKNOWN, Model, load_model
 from vision.reader import DiceReader
-from vision.train import match
+from tools.train import match
 
 from test_vision_calibrate import rendered_table
 

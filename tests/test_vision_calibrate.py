@@ -8,13 +8,13 @@ import pytest
 
 from support.trays import dyed, felt, shaken, wood
 from companion.errors import ImageError
-from vision import render
-from vision.calibrate import CalibrationError, calibrate
-from vision.model import CLASSES, UNKNOWN
-from vision.report import report_lines
+from vision.demo import render
+from vision.teach.calibrate import CalibrationError, calibrate
+from vision.name.model import CLASSES, UNKNOWN
+from vision.teach.report import report_lines
 from vision.images import read_image
 from vision.reader import DiceReader
-from vision.train import match
+from tools.train import match
 
 
 def rendered_table(tmp_path_factory, seed: int):
@@ -92,7 +92,7 @@ def test_empty_face_folder_is_named(table, tmp_path):
 def test_photos_copied_from_a_mac_or_a_phone_are_taught_as_they_are(table, tmp_path):
     # A Mac leaves "._NAME" beside each photo on a USB stick (its metadata, no image): calibration stopped
     # on the first as a corrupt photo; a "Bee" folder was reported as bee/ missing.
-    from vision.photo_checks import photos
+    from vision.teach.photo_checks import photos
 
     dst = _copy(table, tmp_path)
     (dst / "bee").rename(dst / "Bee")
@@ -347,7 +347,7 @@ def test_a_camera_with_three_times_the_pixels_reads_the_same_dice(tmp_path):
 def _closer(img, factor=3.0, size=800):
     """The photo as a camera three times closer shows it in an 800 px frame (dice some 90 px across):
     enlarged, and cut round where its dice lie (found at the photo's own size). Returns the offset."""
-    from vision.detect import detect
+    from vision.find.detect import detect
 
     dice = detect(img).dice
     cx = np.mean([d.x for d in dice]) if dice else img.shape[1] / 2
@@ -363,7 +363,7 @@ def test_a_camera_close_over_the_tray_is_calibrated_and_reads_the_same_dice(tmp_
     read from a smaller copy, the same for calibration and play (the model keeps the shrink)."""
     import json
 
-    from vision.model import load_model, save_model
+    from vision.name.model import load_model, save_model
     from vision.images import read_image
 
     save_model(calibrate(_changed_calibration(tmp_path, lambda img: _closer(img)[0])), tmp_path / "close.npz")
@@ -391,7 +391,7 @@ def test_a_camera_far_from_the_tray_is_calibrated_and_reads_its_small_dice(tmp_p
     closer. Calibration refused these photos before ("no die found")."""
     import json
 
-    from vision.model import load_model, save_model
+    from vision.name.model import load_model, save_model
     from vision.images import read_image
 
     def far(img):
@@ -568,7 +568,7 @@ def test_dice_too_small_to_read_are_named_with_what_to_do(tmp_path):
 def test_pip_dice_taught_one_to_four_read_a_five_or_a_six_unknown(tmp_path, seed):
     # no two of 1-4 pips laid over each other make a 6, and on the second table symbol maps read the
     # left-out photos better only because views also learned what is not a face
-    from vision.art import PIP_ART
+    from vision.demo.art import PIP_ART
 
     rng = np.random.default_rng(seed)
     rig = render.with_art(render.random_rig(rng), PIP_ART[0])
@@ -591,7 +591,7 @@ def test_pip_dice_taught_one_to_four_read_a_five_or_a_six_unknown(tmp_path, seed
 def test_a_face_never_taught_is_not_read_surely_on_a_table_whose_sixes_lie_near_its_fours(tmp_path):
     # chosen only to explain the taught faces, this table's confidence was sharp enough to read a 5 as
     # "zzz 0.92" and a 6 as "zombee 0.97"; the taught faces hidden in turn now soften it
-    from vision.art import PIP_ART
+    from vision.demo.art import PIP_ART
 
     rng = np.random.default_rng(8_700_004)
     rig = render.with_art(render.random_rig(rng, render.HELDOUT), PIP_ART[1])
@@ -614,8 +614,8 @@ def test_zombee_dice_are_read_both_by_their_views_and_by_their_symbol_maps(tmp_p
     # Views follow a symbol's outline and barely see its colour; symbol maps see the colour but take a
     # lamp's spot beside a round honey drop for a plain bee's white wing. On this table of plain bees
     # and round honey drops under glare, maps alone read 4 of the next 199 dice wrong
-    from vision.art import Art
-    from vision.model import load_model, save_model
+    from vision.demo.art import Art
+    from vision.name.model import load_model, save_model
 
     rng = np.random.default_rng(8_300_014)
     rig = render.with_art(render.random_rig(rng, render.HELDOUT),
@@ -656,8 +656,8 @@ def test_dice_of_a_lighter_dark_colour_are_read_by_which_side_of_each_edge_is_li
 def test_a_face_taught_from_many_dice_keeps_fewer_copies_of_each_and_reads_as_well(tmp_path_factory, monkeypatch):
     # a table's corrections add photos every time it learns from them: every copy of every die is
     # compared with each die read, so the copies a face keeps are bounded, never its real dice
-    from vision import calibrate as calibration
-    from vision.examples import AUGMENT
+    from vision.teach import calibrate as calibration
+    from vision.teach.examples import AUGMENT
 
     folder, rig, rng = rendered_table(tmp_path_factory, 512)
     full = calibrate(folder, compare="map")

@@ -1,16 +1,20 @@
-"""The crop network (vision/cnn.py): how it computes, how a model file keeps it, and what it changes
-for a player whose dice are drawn in art the default model never saw."""
+"""The crop network (vision/name/cnn.py, run from an ONNX file by cv2.dnn in vision/name/cropnet.py):
+how it computes, how a model file keeps it, and what it changes for a player whose dice are drawn in
+art the default model never saw."""
 
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from vision import model as vm
-from vision import render
-from vision.cnn import KEYS, SIDE, conv_pool, crop_proba, damaged, joined
+from vision.name import model as vm
+from vision.demo import render
+from tools.crop_arrays import conv_pool, crop_proba
+from tools.export_onnx import to_cropnet
+from vision.name.cnn import SIDE, joined
+from vision.name.cropnet import CropNet, CropNetError, metadata
 from vision.reader import DiceReader
-from vision.train import match
+from tools.train import match
 
 
 def _random_network(rng, width=4, hidden=8):
@@ -43,11 +47,31 @@ def test_a_convolution_layer_is_the_sum_over_each_pixels_window_then_the_largest
     assert np.allclose(conv_pool(x, w, b), pooled, atol=1e-5)
 
 
+def test_the_onnx_file_cv2_dnn_runs_gives_the_numbers_of_the_layers_computed_one_by_one():
+    rng = np.random.default_rng(3)
+    cnn = _random_network(rng)
+    net = to_cropnet(cnn)
+    crops = rng.random((6, SIDE, SIDE, 3)).astype(np.float32) * 1.5
+    assert np.allclose(net.proba(crops), crop_proba(cnn, crops), atol=1e-5)
+    assert metadata(net.data) == {"input_side": str(SIDE), "classes": ",".join(vm.CLASSES)}
+
+
 def test_crops_of_the_wrong_size_are_refused_naming_the_shape():
-    cnn = _random_network(np.random.default_rng(0))
-    assert crop_proba(cnn, np.zeros((3, SIDE, SIDE, 3))).shape == (3, len(vm.CLASSES))
+    net = to_cropnet(_random_network(np.random.default_rng(0)))
+    assert net.proba(np.zeros((3, SIDE, SIDE, 3))).shape == (3, len(vm.CLASSES))
     with pytest.raises(ValueError, match=r"32x32.*\(3, 30, 30, 3\)"):
-        crop_proba(cnn, np.zeros((3, 30, 30, 3)))
+        net.proba(np.zeros((3, 30, 30, 3)))
+
+
+def test_a_network_made_for_other_faces_or_not_onnx_at_all_is_refused_by_name(tmp_path):
+    good = to_cropnet(_random_network(np.random.default_rng(0)))
+    with pytest.raises(CropNetError, match="names the faces bee, honey, zzz, zombee, unknown; this reader needs"):
+        CropNet(good.data, "other.onnx", ("a", "b", "c", "d", "e"))
+    (tmp_path / "cut.onnx").write_bytes(good.data[: len(good.data) // 2])
+    with pytest.raises(CropNetError, match="cut.onnx.*cannot be read"):
+        CropNet.load(tmp_path / "cut.onnx", vm.CLASSES)
+    with pytest.raises(CropNetError, match="gone.onnx.*cannot be read"):
+        CropNet.load(tmp_path / "gone.onnx", vm.CLASSES)
 
 
 def test_two_answers_joined_agree_on_the_face_but_only_the_first_says_whether_it_is_one():
@@ -75,28 +99,36 @@ def test_a_model_without_the_crops_it_reads_says_so():
         m.predict_proba(np.zeros((1, vm.DIM), np.float32), extra, views)
 
 
-def test_the_crop_network_travels_with_the_model_file_and_older_files_read_without_it(tmp_path):
+def test_the_crop_network_travels_beside_the_model_file_and_older_files_read_without_it(tmp_path):
     m = vm.load_model()
     vm.save_model(m, tmp_path / "m.npz")
+    assert (tmp_path / "crop.onnx").read_bytes() == m.cnn.data
     back = vm.load_model(tmp_path / "m.npz")
-    assert all(np.array_equal(back.cnn[k], m.cnn[k]) for k in KEYS)
+    crops = np.random.default_rng(1).random((4, SIDE, SIDE, 3)).astype(np.float32)
+    assert np.allclose(back.cnn.proba(crops), m.cnn.proba(crops))
     vm.save_model(replace(m, cnn=None), tmp_path / "older.npz")
     assert vm.load_model(tmp_path / "older.npz").cnn is None
 
 
-@pytest.mark.parametrize("key, value", [("c2w", np.zeros((32, 5, 3, 3))), ("d2w", np.zeros((4, 64))),
-                                        ("d1b", np.full(64, np.nan))])
-def test_a_damaged_crop_network_is_refused_with_the_file_named(tmp_path, key, value):
+def test_another_crop_network_saved_in_the_same_folder_does_not_overwrite_the_first(tmp_path):
     m = vm.load_model()
-    vm.save_model(m, tmp_path / "ok.npz")
-    with np.load(tmp_path / "ok.npz") as z:
-        data = {k: z[k] for k in z.files}
-    data["cnn_" + key] = value.astype(np.float32)
-    np.savez(tmp_path / "edited.npz", **data)
-    with pytest.raises(vm.ModelError, match="edited.npz.*crop network"):
-        vm.load_model(tmp_path / "edited.npz")
-    assert damaged({k: m.cnn[k] if k != key else value for k in KEYS}, len(vm.CLASSES))
-    assert not damaged(m.cnn, len(vm.CLASSES))
+    other = replace(m, cnn=to_cropnet(_random_network(np.random.default_rng(5))))
+    vm.save_model(m, tmp_path / "a.npz")
+    vm.save_model(other, tmp_path / "b.npz")
+    assert vm.load_model(tmp_path / "a.npz").cnn.data == m.cnn.data
+    assert vm.load_model(tmp_path / "b.npz").cnn.data == other.cnn.data
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated", "empty"])
+def test_a_damaged_crop_network_is_refused_with_the_model_file_named(tmp_path, damage):
+    vm.save_model(vm.load_model(), tmp_path / "ok.npz")
+    onnx_file = tmp_path / "crop.onnx"
+    if damage == "missing":
+        onnx_file.unlink()
+    else:
+        onnx_file.write_bytes(b"" if damage == "empty" else onnx_file.read_bytes()[:1000])
+    with pytest.raises(vm.ModelError, match="ok.npz.*crop.onnx"):
+        vm.load_model(tmp_path / "ok.npz")
 
 
 def test_the_default_reads_more_dice_of_art_it_never_saw_with_the_crop_network():

@@ -2,8 +2,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.confidence import fit_confidence, sure_means_sure, untaught_unknown, without_own
-from vision.model import Model
+from vision.name.confidence import fit_confidence, sure_means_sure, untaught_unknown, without_own
+from vision.name.model import Model
 
 
 def test_a_face_never_taught_reads_unknown_when_far_from_every_other_face():

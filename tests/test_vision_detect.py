@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from support.trays import felt, shaken
-from vision import layout, render
-from vision.detect import SMALL, brightest, detect
+from vision.demo import layout
+from vision.demo import render
+from vision.find.detect import SMALL, brightest, detect
 from vision.images import read_image
 
 
@@ -71,7 +72,7 @@ def test_hand_is_flagged_and_not_taken_for_dice():
 
 def test_a_skin_coloured_table_around_the_tray_is_not_a_hand():
     # A mauve table ringing the tray once read as a hand on every frame, so no roll ever settled.
-    from vision.synthetic import SyntheticCamera
+    from vision.demo.synthetic import SyntheticCamera
 
     camera = SyntheticCamera(seed=5)
     camera.set_tray(["bee", "honey", "zzz"])

@@ -1,7 +1,7 @@
 import numpy as np
 
-from vision.examples import augment, mixtures, prototype, query
-from vision.features import DIM, VIEW_DIM, VIEW_PATCH, views
+from vision.teach.examples import augment, mixtures, prototype, query
+from vision.cut.features import DIM, VIEW_DIM, VIEW_PATCH, views
 
 
 def _die(spots):

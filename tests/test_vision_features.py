@@ -3,12 +3,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision import render
-from vision.cnn import looks
-from vision.detect import detect
-from vision.features import PATCH, SOFTEN, VIEW_PATCH, crop, deglared, die_features, die_views, views_of
-from vision.model import CLASSES, load_model
-from vision.symbol import dice_patches, symbol_features
+from vision.demo import render
+from vision.name.cnn import looks
+from vision.find.detect import detect
+from vision.cut.features import PATCH, SOFTEN, VIEW_PATCH, crop, deglared, die_features, die_views, views_of
+from vision.name.model import CLASSES, load_model
+from vision.cut.symbol import dice_patches, symbol_features
 
 
 def _one_die(face, angle, quarter_seed, lamp=True):
@@ -48,7 +48,7 @@ def test_crop_is_square_to_the_die():
 
 
 def test_the_map_of_a_turned_or_mirrored_crop_is_one_of_its_eight_views():
-    from vision.features import PATCH, dihedral, face_map
+    from vision.cut.features import PATCH, dihedral, face_map
 
     rig = render.random_rig(np.random.default_rng(5))
     scene = render.compose(np.random.default_rng(6), rig, [("bee", 320.0, 240.0, 0.0)], rig.die_size)
@@ -64,8 +64,8 @@ def test_the_map_of_a_turned_or_mirrored_crop_is_one_of_its_eight_views():
 def test_each_die_is_described_the_same_alone_as_among_the_other_dice_of_its_frame():
     # the reader describes all the dice of a frame together (one pass of numpy over their crops):
     # no die may borrow anything of another's
-    from vision.features import dice_maps, dice_views
-    from vision.symbol import dice_symbols
+    from vision.cut.features import dice_maps, dice_views
+    from vision.cut.symbol import dice_symbols
 
     rng = np.random.default_rng(11)
     scene = render.render_scene(rng, render.random_rig(rng), faces=["bee", "honey", "zzz", "zombee", "honey"])

@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 
 from companion.errors import ConfigError
-from vision import model as vm
-from vision.cnn import SIDE
+from vision.name import model as vm
+from vision.name.cnn import SIDE
 
 
 def _statistics(m):
     """How many symbol statistics the model's network reads beside each map and its edge directions."""
-    from vision.net import edges_read
+    from vision.name.net import edges_read
     return m.net["mean"].shape[0] - vm.DIM - edges_read(m.net)
 
 
@@ -108,7 +108,7 @@ def test_wrong_version_is_refused_with_the_file_named(tmp_path):
     with pytest.raises(vm.ModelError, match="old.npz.*version") as info:
         vm.load_model(path)
     assert isinstance(info.value, ConfigError)
-    # made by a newer companion: updating this one is the cure (it said "run python -m vision.train")
+    # made by a newer companion: updating this one is the cure (it said "run python -m tools.train")
     assert "made by a newer companion" in str(info.value) and "update the companion" in str(info.value)
 
 
@@ -225,7 +225,7 @@ def test_a_second_reading_names_a_face_only_when_surer_and_never_surely():
 
 
 def test_a_turned_or_mirrored_map_is_the_same_die():
-    from vision.features import dihedral
+    from vision.cut.features import dihedral
 
     rng = np.random.default_rng(1)
     x = rng.random((3, vm.DIM)).astype(np.float32)
@@ -255,7 +255,7 @@ def test_a_model_of_another_shape_is_refused(tmp_path):
 
 
 def test_a_model_comparing_views_keeps_them_through_its_file(tmp_path):
-    from vision.features import VIEW_DIM
+    from vision.cut.features import VIEW_DIM
 
     rng = np.random.default_rng(3)
     protos = rng.normal(size=(4, VIEW_DIM)).astype(np.float32)
@@ -271,7 +271,7 @@ def test_a_model_comparing_views_keeps_them_through_its_file(tmp_path):
 
 
 def test_signed_views_are_kept_through_the_file_and_older_files_read_as_unsigned(tmp_path):
-    from vision.features import SIGNED_VIEW_DIM, VIEW_DIM
+    from vision.cut.features import SIGNED_VIEW_DIM, VIEW_DIM
 
     rng = np.random.default_rng(4)
     protos = rng.normal(size=(4, SIGNED_VIEW_DIM)).astype(np.float32)
@@ -326,8 +326,8 @@ def test_one_odd_prototype_of_another_face_cannot_decide_alone(tmp_path):
 
 
 def test_a_network_that_reads_edge_directions_keeps_reading_them_through_its_file(tmp_path):
-    from vision.features import HOG_DIM, VIEW_DIM
-    from vision.net import edges_read, fit_net
+    from vision.cut.features import HOG_DIM, VIEW_DIM
+    from vision.name.net import edges_read, fit_net
 
     def dice(seed, n=200):
         """Two faces whose maps and statistics are the same noise: only their edge directions differ."""
@@ -399,7 +399,7 @@ def test_a_network_refitted_to_the_table_takes_part_of_the_prototypes_doubt_away
 
 
 def test_a_network_told_that_unreadable_dice_are_rare_calls_a_borderline_die_a_face():
-    from vision.net import fit_net, net_proba
+    from vision.name.net import fit_net, net_proba
 
     rng = np.random.default_rng(3)
     n = 400

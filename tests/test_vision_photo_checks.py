@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.model import CLASSES
-from vision.photo_checks import CalibrationError, left_out_doubts
+from vision.name.model import CLASSES
+from vision.teach.photo_checks import CalibrationError, left_out_doubts
 
 HONEY, ZOMBEE = CLASSES.index("honey"), CLASSES.index("zombee")
 FILES = [Path("honey/h0.png"), Path("honey/h1.png")]

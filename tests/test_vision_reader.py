@@ -4,11 +4,12 @@ import numpy as np
 import pytest
 
 from companion.errors import ImageError
-from vision import layout, render
+from vision.demo import layout
+from vision.demo import render
 from vision.images import read_image
 from vision.reader import DiceReader
-from vision.train import match
-from vision.view import annotate
+from tools.train import match
+from vision.camera.view import annotate
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@ import itertools
 import numpy as np
 
 from companion.commands import DICE_FACES
-from vision import render
+from vision.demo import render
 
 
 def test_scene_has_requested_faces_inside_the_frame():
@@ -78,7 +78,7 @@ def test_rigs_draw_dice_of_several_makers_and_trays():
 
 
 def test_every_training_symbol_style_draws_a_face_of_its_own():
-    from vision.art import BEES, HONEYS, MORE_BEES, MORE_HONEYS, MORE_ZZZS, ZZZS, Art
+    from vision.demo.art import BEES, HONEYS, MORE_BEES, MORE_HONEYS, MORE_ZZZS, ZZZS, Art
     # a style drawn like another (or not at all) would widen nothing the network learns from
     for face, field, styles in (("bee", "bee", BEES + MORE_BEES), ("honey", "honey", HONEYS + MORE_HONEYS),
                                 ("zzz", "zzz", ZZZS + MORE_ZZZS)):
@@ -90,8 +90,8 @@ def test_every_training_symbol_style_draws_a_face_of_its_own():
 
 
 def test_only_the_networks_training_draws_the_wider_art():
-    from vision.art import MORE_BEES, MORE_HONEYS, MORE_ZZZS
-    from vision.train import LEARN
+    from vision.demo.art import MORE_BEES, MORE_HONEYS, MORE_ZZZS
+    from tools.train import LEARN
     more = set(MORE_BEES + MORE_HONEYS + MORE_ZZZS)
 
     def styles(cond):
@@ -121,8 +121,8 @@ def test_held_out_symbols_differ_from_the_training_ones():
 def test_training_draws_each_symbol_a_little_differently_and_held_out_trays_never_do():
     from dataclasses import replace
 
-    from vision.art import DEFAULT_ART, distort
-    from vision.train import LEARN
+    from vision.demo.art import DEFAULT_ART, distort
+    from tools.train import LEARN
 
     face = render.draw_face("bee")
     rng = np.random.default_rng(4)
@@ -140,7 +140,7 @@ def test_training_draws_each_symbol_a_little_differently_and_held_out_trays_neve
 
 
 def test_pip_dice_show_one_to_six_pips_and_a_five_or_six_must_read_unknown():
-    from vision.art import PIP_ART, PIP_FACES
+    from vision.demo.art import PIP_ART, PIP_FACES
 
     art = PIP_ART[0]
     bright = {f: int((render.draw_face(f, art=art).min(axis=2) > 150).sum()) for f in PIP_FACES}

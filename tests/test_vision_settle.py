@@ -2,7 +2,7 @@ import pytest
 
 from vision.reader import DiceReader
 from vision.settle import Settler
-from vision.synthetic import SyntheticCamera
+from vision.demo.synthetic import SyntheticCamera
 
 
 @pytest.fixture(scope="module")

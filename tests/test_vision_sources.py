@@ -6,7 +6,7 @@ import pytest
 
 from companion.errors import CameraError
 from vision.reader import DiceReader
-from vision.sources import (EndOfStream, FolderSource, FrameSource, Picamera2Source, SyntheticCamera, WebcamSource,
+from vision.camera.sources import (EndOfStream, FolderSource, FrameSource, Picamera2Source, SyntheticCamera, WebcamSource,
                             open_source)
 
 
@@ -185,7 +185,7 @@ def test_synthetic_roll_from_another_thread_during_a_read_is_not_lost():
     import threading
 
     from vision.reader import DiceReader
-    from vision.synthetic import SyntheticCamera
+    from vision.demo.synthetic import SyntheticCamera
 
     camera = SyntheticCamera(seed=2, hand_seconds=0.1, bounce_seconds=0.1)
     rendering = threading.Event()

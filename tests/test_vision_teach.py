@@ -8,14 +8,14 @@ from collections import Counter
 import numpy as np
 import pytest
 
-import vision.captures
+import vision.teach.captures
 from table_companion.demo import demo_camera, lay_apart
-from vision.calibrate import calibrate
-from vision.captures import DEFAULT, STEPS, DiceStore, match_corrections
-from vision.latest import LatestFrame
-from vision.model import load_model
+from vision.teach.calibrate import calibrate
+from vision.teach.captures import DEFAULT, STEPS, DiceStore, match_corrections
+from vision.camera.latest import LatestFrame
+from vision.name.model import load_model
 from vision.reader import DiceReader
-from vision.teach import TeachBusy, TeachError, Teacher
+from vision.teach.wizard import TeachBusy, TeachError, Teacher
 
 FEW = {"bee": 2, "honey": 2, "zzz": 2, "zombee": 2, "empty": 1}
 QUICK = {"augment_per_die": 4}
@@ -119,7 +119,7 @@ def test_the_suggested_captures_teach_a_model_that_reads_the_tables_rolls(rig, s
     # and a ZomBee read "bee 1.00" in about half the rolls; then, views and maps tying on accuracy,
     # views (which barely see the ZomBee's green) read a ZomBee as a bee in 2 rolls of 20 (seed 6);
     # read both ways, until the maps alone told a bee from a ZomBee, 2 rolls of 20 again (seed 11)
-    from vision.teach import SUGGESTED
+    from vision.teach.wizard import SUGGESTED
 
     laid = {"bee": 5, "honey": 4, "zzz": 5, "zombee": 3, "empty": 0}  # the dice a player has of each face
     rig.camera.rng = np.random.default_rng(seed)
@@ -247,11 +247,11 @@ def test_companion_run_reads_with_the_taught_model_after_a_restart_unless_model_
 def test_a_build_cancelled_meanwhile_is_thrown_away_and_blocks_no_later_wizard(rig, monkeypatch):
     import threading
 
-    import vision.calibrate
+    import vision.teach.calibrate
 
     rig.teach()
     gate = threading.Event()
-    real = vision.calibrate.calibrate
+    real = vision.teach.calibrate.calibrate
     monkeypatch.setattr(vision.calibrate, "calibrate", lambda *a, **k: (gate.wait(10), real(*a, **k))[1])
     assert rig.teacher.finish(wait_s=0) == {"building": True}
     rig.teacher.cancel()

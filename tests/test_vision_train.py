@@ -1,9 +1,9 @@
 import numpy as np
 
-from vision.cnn import SIDE
-from vision.model import CLASSES
-from vision.render import DieTruth
-from vision.train import build_default, label_of, match
+from vision.name.cnn import SIDE
+from vision.name.model import CLASSES
+from vision.demo.render import DieTruth
+from tools.train import build_default, label_of, match
 
 
 def test_training_from_the_renderer_is_deterministic():

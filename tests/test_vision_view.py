@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from table_companion.demo import demo_camera
-from vision.latest import LatestFrame
+from vision.camera.latest import LatestFrame
 from vision.images import read_image
 from vision.reader import DiceReader
-from vision.view import CameraView, NoCamera
+from vision.camera.view import CameraView, NoCamera
 
 
 @pytest.fixture(scope="module")

@@ -88,6 +88,7 @@ def test_new_game_state_matches_the_contract():
         "locks": ALL_60,
         "release_at": 6,
         "next_release_in": 6,
+        "fight": None,
         "phase": "play",
         "winners": [],
         "over": False,
@@ -101,7 +102,7 @@ def test_new_game_state_matches_the_contract():
                {"cmd": "life", "player": n, "delta": {"min": 1, "max": 100}},
                {"cmd": "bullets", "player": n, "delta": {"min": -5, "max": -1}},
                {"cmd": "bullets", "player": n, "delta": {"min": 1, "max": 100}}]
-        ],
+        ] + [{"cmd": "fight", "player": n} for n in THREE],
         "can_undo": False,
     }
 

@@ -23,19 +23,28 @@ ON_BOARD = ("60:00", "30:00")
 RANK = {"60:00": 0, "30:00": 1, "open": 2, "removed": 2, "collected": 2}
 
 
-KINDS = ("kill", "kill", "collect_lock", "life", "life", "life", "bullets", "bullets", "bullets", "animals_cleared", "undo")
+KINDS = ("kill", "kill", "collect_lock", "life", "life", "life", "bullets", "bullets", "bullets", "animals_cleared", "undo",
+         "fight", "fight", "fight", "spend_bullets", "lose_life", "lose_life")
 # One step is four small numbers; they are turned into a command below. Drawing plain
 # integers keeps hypothesis fast (a few seconds for all examples) and still shrinks well.
 # Kills, life and bullets are listed more than once so that games reach their end more often.
 STEP = st.tuples(st.integers(0, len(KINDS) - 1), st.integers(0, 6), st.integers(0, 15), st.integers(0, 3))
 
 
-def command(step: tuple[int, int, int, int], names: list[str]) -> dict:
+def command(step: tuple[int, int, int, int], names: list[str], fight: dict | None = None) -> dict:
     kind, seat, number, lock = step
     name = KINDS[kind]
     if name in ("animals_cleared", "undo"):
         return {"cmd": name}
     player = (names + ["Zed"])[seat % (len(names) + 1)]  # Zed is never at the table
+    if fight and seat < 4:
+        player = fight["player"]  # mostly the hero in the open fight, so fights run to their end
+    if name == "fight":
+        return {"cmd": name, "player": player} if lock == 0 else {"cmd": name, "player": player, "roll": number % 6 + 1}
+    if name == "spend_bullets":
+        return {"cmd": name, "player": player, "count": number % 4 + 1}
+    if name == "lose_life":
+        return {"cmd": name, "player": player}
     if name == "kill":
         return {"cmd": name, "player": player, "count": number % 7 + 1}
     if name == "collect_lock":
@@ -61,6 +70,20 @@ def allowed(state: dict, cmd: dict, can_undo: bool) -> bool:
         return False
     if cmd["cmd"] == "kill":
         return True
+    fight = state["fight"]
+    if cmd["cmd"] == "fight" and "roll" not in cmd:
+        return fight is None
+    if cmd["cmd"] in ("fight", "spend_bullets", "lose_life"):
+        if fight is None or fight["player"] != p["name"]:
+            return False
+        if cmd["cmd"] == "fight":
+            return fight["roll"] is None
+        if fight["roll"] is None:
+            return False
+        needs = 4 - fight["roll"]
+        if cmd["cmd"] == "spend_bullets":
+            return needs <= cmd["count"] <= p["bullets"]
+        return p["life"] > 1 or p["bullets"] < needs
     if cmd["cmd"] == "collect_lock":
         return cmd["lock"] in on_board
     if cmd["delta"] == 0:
@@ -78,6 +101,23 @@ def expected_steps(state: dict, cmd: dict, mode: str) -> int:
     if mode == "first_time":
         return 1 if old < t <= new else 0
     return new // t - old // t
+
+
+def combat_kill(before: dict, after: dict, cmd: dict) -> dict | None:
+    """The kill a fight's command amounts to (a roll of 4-6, or bullets enough), checked as `kill` is; else None."""
+    name = cmd.get("player")
+    if cmd["cmd"] == "fight" and cmd.get("roll", 0) >= 4 or cmd["cmd"] == "spend_bullets":
+        assert after["fight"] is None
+        if cmd["cmd"] == "spend_bullets":
+            assert players(after)[name]["bullets"] == players(before)[name]["bullets"] - cmd["count"]
+        return {"cmd": "kill", "player": name, "count": 1}
+    if cmd["cmd"] == "fight" and "roll" in cmd:
+        assert after["fight"] == {**before["fight"], "roll": cmd["roll"], "needs": 4 - cmd["roll"],
+                                  "rolls": before["fight"]["rolls"] + [cmd["roll"]]}
+    if cmd["cmd"] == "lose_life":
+        assert players(after)[name]["life"] == players(before)[name]["life"] - 1
+        assert after["fight"] is None if players(after)[name]["life"] == 0 else after["fight"]["roll"] is None
+    return None
 
 
 def stepped(side: str, steps: int, last: str) -> str:
@@ -142,13 +182,16 @@ class Table:
             assert RANK[after["locks"][lock]] >= RANK[before["locks"][lock]]
             if before["locks"][lock] not in ON_BOARD:
                 assert after["locks"][lock] == before["locks"][lock]  # ends never move again
+        killed = combat_kill(before, after, cmd)
+        if killed:
+            cmd = killed
         if cmd["cmd"] == "kill":
             n = expected_steps(before, cmd, self.mode)
             assert after["locks"] == {k: stepped(v, n, self.last) for k, v in before["locks"].items()}
             if before["next_release_in"] is None or cmd["count"] < before["next_release_in"]:
                 assert after["locks"] == before["locks"]
             assert players(after)[cmd["player"]]["kills"] == players(before)[cmd["player"]]["kills"] + cmd["count"]
-        elif cmd["cmd"] == "life" and players(after)[cmd["player"]]["life"] == 0:
+        elif cmd["cmd"] in ("life", "lose_life") and players(after)[cmd["player"]]["life"] == 0:
             kept = players(before)[cmd["player"]]["kills"]
             assert players(after)[cmd["player"]]["kills"] == kept - kept // 2
         check_invariants(after, self.ended_by_animals)
@@ -166,7 +209,7 @@ def test_random_games_keep_the_invariants(count, mode, steps, fight_to_the_end):
     t = Table(count, mode)
     assert t.e.state()["release_at"] == (6 if count <= 4 else 4)
     for step in steps:
-        t.play(command(step, t.names))
+        t.play(command(step, t.names, t.e.state()["fight"]))
 
     if fight_to_the_end and not t.e.is_over():
         # Random steps rarely kill enough heroes, so half the games are played out:

@@ -16,7 +16,7 @@ from companion.config import MAX_STILL_MS
 from companion.errors import CameraError, CompanionError, ImageError
 from companion.zombee_dice import DICE
 
-from .model import load_model, save_model
+from .name.model import load_model, save_model
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -74,8 +74,8 @@ def _reader(path):
 
 
 def cmd_calibrate(args) -> int:
-    from .calibrate import calibrate, score_on
-    from .report import report_lines
+    from .teach.calibrate import calibrate, score_on
+    from .teach.report import report_lines
 
     folder = Path(args.out).resolve().parent
     if not folder.is_dir():  # said before the calibration's seconds (minutes on a Pi), not after
@@ -168,7 +168,7 @@ def _marked_names(images, folder: Path) -> dict:
 def cmd_read(args) -> int:
     from .images import read_image
     from .reader import moved_words
-    from .view import annotate
+    from .camera.view import annotate
 
     if args.dice == "d6":
         return _read_d6(args)
@@ -249,7 +249,7 @@ def _read_d6(args) -> int:
 
 def cmd_watch(args) -> int:
     from .settle import Settler
-    from .sources import FOLDER_FPS, FolderSource, SyntheticCamera, open_source
+    from .camera.sources import FOLDER_FPS, FolderSource, SyntheticCamera, open_source
 
     # Past the settings file's bound no roll is ever read: the synthetic tray re-rolls before, a real
     # one is picked up again; --still-ms 99999999999 waited in silence forever.

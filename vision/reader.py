@@ -9,15 +9,15 @@ import numpy as np
 
 from companion.events import N_
 
-from .clusters import DEFAULT_SIDE
-from .cnn import looks
-from .counting import count_check
-from .detect import DARKER, Detection, detect, size_off
-from .features import dice_maps, dice_views
+from .find.clusters import DEFAULT_SIDE
+from .name.cnn import looks
+from .find.counting import count_check
+from .find.detect import DARKER, Detection, detect, size_off
+from .cut.features import dice_maps, dice_views
 from .images import check_frame, resized
-from .model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, load_model, surer_face
-from .net import edges_read
-from .symbol import dice_patches, dice_symbols
+from .name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, load_model, surer_face
+from .name.net import edges_read
+from .cut.symbol import dice_patches, dice_symbols
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .detect import SMALL, find_hand, tray_level
+from .find.detect import SMALL, find_hand, tray_level
 from .images import check_frame
 from .reader import DiceReader, Reading
 

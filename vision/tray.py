@@ -1,4 +1,4 @@
-"""From settled tray readings to the ZomBee `roll` commands the engine takes.
+"""From settled tray readings to the commands the engine takes: ZomBee's `roll`, the Zoo's `fight` roll.
 
 At the table the player takes the dice they keep out of the tray, leaves the
 ones to roll again, then rolls them. So after a roll the camera sees, in turn:
@@ -8,6 +8,10 @@ these apart by where the dice lie: dice that did not move were not rolled.
 
 A reading the rules cannot take (a cocked die, the wrong number of dice) is
 not guessed at: the tracker asks the table to check the dice instead.
+
+A Zombie Zoo game rolls one ordinary die (`ZooDie`): while a fight waits for
+its roll, the die settled is that roll; any other time it is a move (the
+hero's, or how many zombies move), shown on the phones and never entered.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from companion.legal import allows, of_kind
 from companion.notices import CameraStatus, DiceStatus, NoticeKind
 from companion.zombee_dice import DICE
 
-from .latest import LatestFrame
+from .camera.latest import LatestFrame
 from .reader import LOOK_SMALLER, Reading
 
 IDLE_S = 0.2  # how often an idle camera looks whether a ZomBee game has begun
@@ -37,6 +41,7 @@ class TrayAction:
     selected: tuple[str, ...] | None = None
     check: str | None = None
     words: dict | None = None  # the check before its values went in, for the page's languages
+    rolled: int | None = None  # a Zoo die read outside a fight: a move, shown and not entered
 
     @classmethod
     def asking(cls, template: str, **args: Any) -> "TrayAction":
@@ -151,6 +156,54 @@ class RollTracker:
         return phrase("the camera did not see which dice were picked up (leave them in the tray before rolling)")
 
 
+UNKNOWN = "unknown"
+
+
+def die_value(die: Any) -> int | str:
+    """What a pip die shows: the pip reader gives each die a `value`, 1-6 or "unknown" (never a guess)."""
+    value = getattr(die, "value", UNKNOWN)
+    return value if type(value) is int and 1 <= value <= 6 else UNKNOWN
+
+
+class ZooDie:
+    """The Zoo's one die: a fight's roll when the engine lists one (`fight` with a `roll`), else a move.
+
+    It knows no combat rule: whose roll it is and whether one is due come from `legal`.
+    A die lying where it lay with the same value was not rolled again (a hand passed over).
+    """
+
+    def __init__(self, same_spot_px: float = SAME_SPOT_PX):
+        self.same_spot_px = same_spot_px
+        self._last: tuple | None = None  # (x, y, value) of the die last taken as a roll or a move
+
+    def on_reading(self, state: dict | None, reading: Reading) -> TrayAction:
+        dice = list(reading.dice)
+        if not dice:
+            self._last = None
+            return TrayAction()
+        if len(dice) > 1:
+            return TrayAction.asking("the Zoo rolls one die and the tray shows {count}; leave one die in the tray",
+                                     count=len(dice))
+        die, value = dice[0], die_value(dice[0])
+        last = self._last
+        if last is not None and last[2] == value and abs(last[0] - die.x) <= self.same_spot_px and \
+                abs(last[1] - die.y) <= self.same_spot_px:
+            return TrayAction()  # the same die, untouched
+        if value == UNKNOWN:
+            return TrayAction.asking("the die could not be read (cocked, blurred or hidden?)")
+        legal = (state or {}).get("legal")
+        due = [m for m in of_kind(legal, "fight") if "roll" in m]
+        fight = (state or {}).get("fight")
+        if not due and fight:
+            # A roll of 1-3 waits for bullets or a life: not taken, so that Roll reads it once the choice is made.
+            return TrayAction.asking("{name} rolled {roll} and chooses first: spend bullets, or lose a life and "
+                                     "roll again", name=fight["player"], roll=fight["roll"])
+        self._last = (die.x, die.y, value)
+        if due:
+            return TrayAction(command={"cmd": "fight", "player": due[0]["player"], "roll": value})
+        return TrayAction(rolled=value)
+
+
 class TrayWatcher:
     """The camera's thread: frames -> settled readings -> commands on the table's queue.
 
@@ -159,11 +212,15 @@ class TrayWatcher:
     """
 
     def __init__(self, table: Any, open_camera: Callable[[], Any], settler: Any, *,
-                 tracker: RollTracker | None = None, retry_s: float = 2.0):
+                 tracker: RollTracker | None = None, retry_s: float = 2.0, pip_settler: Any = None):
         self.table = table
         self.open_camera = open_camera
         self.settler = settler
         self.tracker = tracker or RollTracker()
+        # A Zoo game's die is read by a pip reader (read(frame, timestamp, expected) -> Reading whose dice
+        # carry `value`) behind its own Settler; without one the camera idles in a Zoo game.
+        self.pip_settler = pip_settler
+        self.zoo_die = ZooDie()
         self.retry_s = retry_s
         self.camera_ok: bool | None = None
         self.readings = 0
@@ -225,15 +282,18 @@ class TrayWatcher:
             stamp, frame = source.read()
             self.latest.put(stamp, frame)
             state = self.table.state()
-            if state is None or state.get("game") != "zombee" or self.teaching:
+            game = (state or {}).get("game")
+            zoo = game == "zoo" and self.pip_settler is not None
+            if not (zoo or game == "zombee") or self.teaching:
                 self._read_now.clear()
-                self._stop.wait(IDLE_S)  # the Zoo's dice are not asked for: the camera idles
+                self._stop.wait(IDLE_S)  # no game, or a Zoo game and no pip reader: the camera idles
                 continue
-            expected = self._thrown(state)
-            reading = self.settler.feed(stamp, frame, expected)
-            self._report_settling(self.settler.state == "moving")
-            if self._read_now.is_set() and reading is None and not self.settler.hand:
-                reading = self.settler.reader.read(frame, stamp, expected)
+            settler = self.pip_settler if zoo else self.settler
+            expected = 1 if zoo else self._thrown(state)
+            reading = settler.feed(stamp, frame, expected)
+            self._report_settling(settler.state == "moving")
+            if self._read_now.is_set() and reading is None and not settler.hand:
+                reading = settler.reader.read(frame, stamp, expected)
             self._read_now.clear()
             if reading is not None:
                 self.last_read = (frame, reading)  # a phone's correction of this roll teaches from its frame
@@ -271,21 +331,28 @@ class TrayWatcher:
         if reading.moved and not any(r is self.settler.reader for r in self._moved_told):
             self._moved_told.append(self.settler.reader)
             self._camera_moved(reading.moved)
-        action = self.tracker.on_reading(self.table.state(), reading)
+        state = self.table.state()
+        zoo = (state or {}).get("game") == "zoo"
+        action = (self.zoo_die if zoo else self.tracker).on_reading(state, reading)
+        seen = [die_value(d) for d in reading.dice] if zoo else reading.faces
         if action.command is not None:
             try:
                 self.table.submit(action.command, "camera")
             except IllegalCommand as exc:
                 # The engine's reason stays English on every page; the sentence around it is translated.
-                self.table.notify(NoticeKind.DICE, status=DiceStatus.CHECK, seen=reading.faces,
+                self.table.notify(NoticeKind.DICE, status=DiceStatus.CHECK, seen=seen,
                                   **worded(N_("Check the dice: {reason}"), reason=str(exc)))
             except (CompanionError, TimeoutError):
                 pass  # the table itself is in trouble; its own messages say so
         elif action.selected is not None:
             self.table.notify(NoticeKind.DICE, status=DiceStatus.SELECTED, seen=list(action.selected),
                               **worded(N_("Dice to roll again: {faces}."), faces=list(action.selected)))
+        elif action.rolled is not None:
+            self.table.notify(NoticeKind.DICE, status=DiceStatus.ROLLED, seen=seen,
+                              **worded(N_("The die shows {value}: a move, or that many zombies move."),
+                                       value=action.rolled))
         elif action.check is not None:
-            self.table.notify(NoticeKind.DICE, status=DiceStatus.CHECK, seen=reading.faces,
+            self.table.notify(NoticeKind.DICE, status=DiceStatus.CHECK, seen=seen,
                               **worded(N_("Check the dice: {reason}"), reason=action.words))
         return action
 

@@ -20,6 +20,10 @@ Config keys (all optional except TABLE):
   MAX_STREAMS_PER_ADDRESS  open event streams one address may hold (default 4); more get 429
   MAX_CONNECTIONS_PER_ADDRESS  open connections one address may hold under waitress (default 12)
   UNCAPPED_ADDRESSES  addresses exempt from both caps (default loopback: the machine itself)
+  MAX_CONNECTIONS  open connections in all under waitress (default: threads + 50, at least 100); when
+               reached, connections still waiting for their request make room (web.patience)
+  PATIENCE     a web.patience.Patience: how soon a request must arrive whole (default: headers in 5 s,
+               a body at 2 KiB/s after 5 s), and its clock
   ALLOWED_HOSTS  extra Host names served (default: loopback, this machine's names, any IP); "*": any
   CLOCK        monotonic clock for the lockout (default time.monotonic)
   SUBMIT_TIMEOUT  seconds to wait for the Table to take a command (default 5)

@@ -104,6 +104,11 @@ class Limiter:
             if len(self._known) > self.max_addresses:
                 self._known.popitem(last=False)
 
+    def known(self, address: str) -> bool:
+        """Whether this address has shown the right PIN (its connections are kept: web.patience)."""
+        with self._lock:
+            return address in self._known
+
     def _prune(self, now: float) -> None:
         for addr in [a for a, t in self._failures.items() if not t or now - t[-1] > self.window_s]:
             del self._failures[addr]

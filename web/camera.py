@@ -6,7 +6,7 @@
     POST /api/calibration/start|capture|finish|use|revert|cancel|learn|forget
     POST /api/demo/tray                 demo mode: {"faces": [...]} lays those dice at rest in the tray
 
-Config: CAMERA_VIEW (vision.view.CameraView), TEACHER (vision.teach.Teacher), DEMO_TRAY (callable
+Config: CAMERA_VIEW (vision.camera.view.CameraView), TEACHER (vision.teach.wizard.Teacher), DEMO_TRAY (callable
 faces -> None, demo mode only). The view's work happens here, in the request's thread.
 """
 
@@ -45,7 +45,7 @@ def _teacher():
 
 
 def _teach(action, *args):
-    from vision.teach import TeachBusy, TeachError
+    from vision.teach.wizard import TeachBusy, TeachError
 
     try:
         return action(*args)
@@ -57,7 +57,7 @@ def _teach(action, *args):
 
 @bp.get("/api/camera.jpg")
 def snapshot():
-    from vision.view import NoCamera
+    from vision.camera.view import NoCamera
 
     require_pin()
     try:

@@ -7,7 +7,10 @@ of Wi-Fi range never says goodbye: waitress notices the closed socket
 (`waitress.client_disconnected`, thanks to `channel_request_lookahead=1`), and one
 watcher thread checks every open stream at `poll_s` and ends the ones whose phone
 is gone, so their thread and slot come back within about `poll_s`, not a heartbeat
-or two later.
+or two later. A phone that is still there but stopped reading fills its queue and
+its stream ends (`Stream.fell_behind`), but the stream's thread waits in waitress
+for room in the phone's output buffer; the watcher hangs up that connection too,
+so the thread, the buffer and the slot come back.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ class StreamShares(PerAddress):
         self.per_address = per_address
         self.uncapped = frozenset(uncapped)
         self.poll_s = poll_s
-        self._watched: dict[Any, Callable[[], bool]] = {}
+        self._watched: dict[Any, tuple[Callable[[], bool], Callable[[], None] | None]] = {}
         self._watcher: threading.Thread | None = None
         self._stop = threading.Event()
 
@@ -66,25 +69,30 @@ class StreamShares(PerAddress):
             self._watched.pop(stream, None)
             self._drop(address)
 
-    def watch(self, stream: Any, disconnected: Callable[[], bool] | None) -> None:
-        """End `stream` (its `end()`) as soon as `disconnected()` says its phone is gone."""
+    def watch(self, stream: Any, disconnected: Callable[[], bool] | None,
+              hang_up: Callable[[], None] | None = None) -> None:
+        """End `stream` (its `end()`) as soon as `disconnected()` says its phone is gone, and
+        `hang_up()` its connection once it fell behind (`stream.fell_behind`)."""
         if disconnected is None:
             return
         with self._lock:
-            self._watched[stream] = disconnected
+            self._watched[stream] = (disconnected, hang_up)
             if self._watcher is None or not self._watcher.is_alive():
                 self._stop.clear()
                 self._watcher = threading.Thread(target=self._watch, name="web-streams", daemon=True)
                 self._watcher.start()
 
     def check(self) -> int:
-        """End every watched stream whose phone has gone; how many were ended."""
+        """End every watched stream whose phone has gone or fell behind; how many were ended."""
         with self._lock:
-            gone = [s for s, disconnected in self._watched.items() if disconnected()]
-            for stream in gone:
+            gone = [(s, hang_up) for s, (disconnected, hang_up) in self._watched.items()
+                    if s.fell_behind or disconnected()]
+            for stream, _ in gone:
                 del self._watched[stream]
-        for stream in gone:
+        for stream, hang_up in gone:
             stream.end()
+            if stream.fell_behind and hang_up is not None:
+                hang_up()
         return len(gone)
 
     def _watch(self) -> None:

@@ -38,6 +38,11 @@ class Stream:
     def closed(self) -> bool:
         return self.subscription.closed
 
+    @property
+    def fell_behind(self) -> bool:
+        """Ended because its phone stopped reading and a whole queue of messages waited for it."""
+        return self.subscription.overflowed
+
     def get(self, timeout: float) -> dict | None:
         return self.subscription.get(timeout)
 

@@ -25,7 +25,7 @@ def _options(app: Any, threads: int | None) -> dict[str, Any]:
         "threads": threads,
         # Notice a vanished phone after one heartbeat, not two or three.
         "channel_request_lookahead": 1,
-        "connection_limit": max(100, threads + 50),
+        "connection_limit": int(app.config.get("MAX_CONNECTIONS") or max(100, threads + 50)),
         "ident": "companion",
         # Refused on its Content-Length, before it is read: waitress read a body of up to 1 GB into
         # memory or a file before Flask's own MAX_BODY limit saw it (a Pi's RAM and SD card)
@@ -42,12 +42,29 @@ def _options(app: Any, threads: int | None) -> dict[str, Any]:
 def make_server(app: Any, host: str = "127.0.0.1", port: int = 8000, threads: int | None = None):
     """A waitress server bound now (port 0 picks a free port); call `.run()` to serve.
 
-    Its own errors are JSON and each address holds at most MAX_CONNECTIONS_PER_ADDRESS
-    connections (web.wire)."""
+    Its own errors are JSON, each address holds at most MAX_CONNECTIONS_PER_ADDRESS
+    connections, and a request must arrive whole in time (web.wire, web.patience)."""
     from .wire import make_fair
 
     server = create_server(app, host=host, port=port, **_options(app, threads))
-    return make_fair(server, int(app.config["MAX_CONNECTIONS_PER_ADDRESS"]), app.config["UNCAPPED_ADDRESSES"])
+    return make_fair(server, int(app.config["MAX_CONNECTIONS_PER_ADDRESS"]), app.config["UNCAPPED_ADDRESSES"],
+                     app.config.get("PATIENCE"), standing(app))
+
+
+def standing(app: Any) -> Callable[[str], int]:
+    """How much an address's waiting connections are kept when the server is full (web.patience):
+    a phone that has shown the PIN keeps them, one holding an event stream loses them last."""
+    from .patience import KNOWN, STRANGER, STREAMING
+    from .stream import SHARES
+
+    limiter = app.extensions["companion"].limiter
+    shares = app.extensions[SHARES]
+
+    def rank(address: str) -> int:
+        if limiter.known(address):
+            return KNOWN
+        return STREAMING if shares.count(address) else STRANGER
+    return rank
 
 
 def serve(app: Any, host: str = "0.0.0.0", port: int = 8000, threads: int | None = None,

@@ -40,5 +40,6 @@ def events():
     response.headers["X-Accel-Buffering"] = "no"
     response.call_on_close(stream.close)  # also when the body was never read
     response.call_on_close(lambda: shares.release(address, stream))
-    shares.watch(stream, disconnected)  # a vanished phone's slot comes back within half a second
+    # a vanished phone's slot comes back within half a second; one that stopped reading is hung up
+    shares.watch(stream, disconnected, request.environ.get("companion.hang_up"))
     return response

@@ -6,7 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.art import texture
+from vision.demo.art import texture
 
 
 def dice_mask(img: np.ndarray) -> np.ndarray:

@@ -64,6 +64,7 @@
     lastMessage = Date.now();
     const msg = JSON.parse(event.data);
     const before = current;
+    if (!msg.initial) TC.fightMoved(msg); // before it is drawn: a roll the camera read offers its correction
     TC.applyState(msg.state, msg.time);
     // the move taken back leaves the chart too (the state pushed just now drew it back down: a spike)
     if (!msg.initial && msg.command && msg.command.cmd === "undo") TC.chartLoad();

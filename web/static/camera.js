@@ -179,6 +179,18 @@
     return (open || steps[steps.length - 1]).step;
   }
 
+  /* What the last learning from corrected rolls did (vision/teach/relearn.py), in the phone's language. */
+  function learnedText(l) {
+    if (!l) return "";
+    if (l.learning) return TC.t("Learning from {n} corrected rolls…", { n: l.rolls });
+    if (l.error) return TC.t("Could not learn from the corrected rolls: {why}", { why: l.error });
+    const pct = (v) => (100 * v).toFixed(1) + " %";
+    return l.adopted
+      ? TC.t("Learned from {n} corrected rolls: {before} → {after}.", { n: l.rolls, before: pct(l.before), after: pct(l.after) })
+      : TC.t("Kept the model in use: it reads the {n} corrected rolls {before} right, the model learned from them {after}.",
+        { n: l.rolls, before: pct(l.before), after: pct(l.after) });
+  }
+
   function render() {
     lockedView(false);
     const s = status;
@@ -191,6 +203,8 @@
       ? TC.tn("One corrected die waits to be learned (from rolls a phone corrected).",
         "{n} corrected dice wait to be learned (from rolls a phone corrected).", n)
       : "";
+    $("cam-learned").hidden = !learnedText(s.learned);
+    $("cam-learned").textContent = learnedText(s.learned);
     $("cam-learn").hidden = !n || !!s.wizard;
     $("cam-forget").hidden = !n || !!s.wizard;
     $("cam-badge").hidden = !n && !s.wizard;

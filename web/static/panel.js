@@ -9,7 +9,7 @@
   // The buttons each game uses (hw/mapping.py); the rest are hidden so nobody presses a Zoo button in ZomBee.
   const FOR_GAME = {
     zombee: ["Bee", "Question", "ZomBee", "Select", "OK", "Stop", "Undo", "Roll"],
-    zoo: ["Select", "OK", "Undo", "Kill", "Life -", "Bullet -", "Lock"],
+    zoo: ["Select", "OK", "Undo", "Roll", "Kill", "Life -", "Bullet -", "Lock"],
   };
   const LIGHTS = { on: ["●", t("lit")], blink: ["◐", t("blinking")], fast: ["◐", t("blinking fast")],
     off: ["○", t("off")] };

@@ -93,5 +93,6 @@
     $("now-sub").textContent = sub;
     renderLocks(s);
     renderPlayers(s);
+    TC.renderFight(s);
   };
 })(window.TC);

@@ -8,9 +8,9 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from .detect import BLACK_RATIO, DARKER, SMALL, Detection, brightest, brightness_ratio, detect, tray_level
-from .model import MAX_LARGER
-from .reader import larger, smaller, working
+from ..find.detect import BLACK_RATIO, DARKER, SMALL, Detection, brightest, brightness_ratio, detect, tray_level
+from ..name.model import MAX_LARGER
+from ..reader import larger, smaller, working
 
 
 class Sized(NamedTuple):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .features import CROP, PATCH, VIEW_PATCH, crop, face_map, view, views
+from ..cut.features import CROP, PATCH, VIEW_PATCH, crop, face_map, view, views
 
 AUGMENT = 24  # crops made from each calibration die
 MIXTURES = 400  # at most this many pairs are laid over each other: enough to outline "not a face"

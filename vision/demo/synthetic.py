@@ -17,9 +17,10 @@ import numpy as np
 from companion.commands import DICE_FACES
 from companion.errors import CameraError
 
-from .frames import FrameSource
+from ..camera.frames import FrameSource
 from .layout import HEIGHT, WIDTH, place_dice
-from .render import compose, random_rig
+from .art import PIP_ART, PIP_FACES, UNTAUGHT
+from .render import compose, random_rig, with_art
 
 
 class SyntheticCamera(FrameSource):
@@ -42,6 +43,7 @@ class SyntheticCamera(FrameSource):
         self._closed = False
         self._lock = threading.RLock()
         self.settled_at: float | None = None  # timestamp of the first still frame after a roll
+        self._symbols = None  # the rig with the game's own dice while a pip die is shown (roll_pip)
 
     @property
     def faces(self) -> tuple[str, ...]:
@@ -69,9 +71,10 @@ class SyntheticCamera(FrameSource):
         this many sides, as far as 50 tries of placing them find (the last try otherwise). The tries are
         made before the frame changes: a frame of a try that was put back is never shown."""
         faces = [str(f) for f in faces]
-        bad = [f for f in faces if f not in DICE_FACES]
+        known = DICE_FACES + (UNTAUGHT if self.rig.art.pips is not None else ())  # a pip die's 5 and 6 too
+        bad = [f for f in faces if f not in known]
         if bad:
-            raise ValueError(f"{bad[0]!r} is not a die face; faces are {', '.join(DICE_FACES)}")
+            raise ValueError(f"{bad[0]!r} is not a die face; faces are {', '.join(known)}")
         with self._lock:
             self._plan.clear()
             for _ in range(50 if apart else 1):
@@ -89,7 +92,21 @@ class SyntheticCamera(FrameSource):
     def roll(self, faces=None, count: int = 5) -> tuple[str, ...]:
         """Queue a roll: a hand over the tray, dice bouncing, then dice at rest. Returns the faces it lands on."""
         with self._lock:  # the demo rolls from the panel's thread while the reader's thread reads
+            if self._symbols is not None:  # back from a pip die to the game's own dice
+                self.rig, self._symbols = self._symbols, None
+                self.placed = []  # the pip die was picked up: the symbol art cannot draw its 5 or 6
             return self._roll(faces, count)
+
+    def roll_pip(self, value: int | None = None) -> int:
+        """Queue a roll of one ordinary pip die (a Zombie Zoo game's), drawn as the pip art draws it; returns
+        its value, 1-6 (random unless given)."""
+        with self._lock:
+            if self.rig.art.pips is None:
+                self._symbols, self.rig = self.rig, with_art(self.rig, PIP_ART[0])
+            value = int(self.rng.integers(1, 7)) if value is None else value
+            face = next(f for f, n in PIP_FACES.items() if n == value)  # KeyError-free: 1-6 all drawn
+            self._roll([face], 1)
+            return value
 
     def _roll(self, faces, count: int) -> tuple[str, ...]:
         if faces is None:

@@ -20,9 +20,9 @@ import cv2
 import numpy as np
 
 from .examples import glare
-from .features import die_features, die_views
-from .net import fit_head, hidden, net_proba
-from .symbol import symbol_features
+from ..cut.features import die_features, die_views
+from ..name.net import fit_head, hidden, net_proba
+from ..cut.symbol import symbol_features
 
 JITTER = 6  # cuts of each calibration die besides the one as photographed
 # How hard the refitted layer is held to the stock one. On rendered tables (seeds bench/vision.py does

@@ -30,7 +30,7 @@ import numpy as np
 
 from companion.commands import DICE_FACES
 
-from .model import Model, load_model, save_model
+from ..name.model import Model, load_model, save_model
 
 STEPS = DICE_FACES + ("empty",)  # the wizard's order: each face, then the empty tray
 DEFAULT = "default"  # the model shipped in the package

@@ -19,8 +19,8 @@ from companion.commands import DICE_FACES
 from companion.errors import CompanionError, ImageError
 
 from .captures import DEFAULT, STEPS, DiceStore
-from .latest import LatestFrame
-from .model import Model
+from ..camera.latest import LatestFrame
+from ..name.model import Model
 
 SUGGESTED = {**{f: 5 for f in DICE_FACES}, "empty": 3}
 SURE = 0.9  # a die read this surely as another face is not the step's face
@@ -59,6 +59,7 @@ class Teacher:
         self._built.set()
         self._last: dict | None = None  # the last capture's answer, for every phone to see
         self._reports: dict = {}  # (model, file time) -> its report: phones ask every few seconds
+        self.learned: Callable[[], dict | None] = lambda: None  # the last learning from corrections (relearn.py)
         self._teaching((self.store.meta() or {}).get("kind") == "wizard")  # a wizard left under way before a restart
 
     # --- what every phone sees ---------------------------------------------------------------------
@@ -69,7 +70,7 @@ class Teacher:
             index = self.store.index()
             out = {"model": self._describe(self.store.current()),
                    "previous": self._describe(index["previous"]) if index.get("previous") else None,
-                   "corrections": self.store.pending_dice(), "wizard": None}
+                   "corrections": self.store.pending_dice(), "learned": self.learned(), "wizard": None}
             if meta is not None:
                 counts = self.store.counts()
                 out["wizard"] = {

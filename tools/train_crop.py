@@ -1,7 +1,7 @@
-"""Train the crop network (cnn.py) from rendered dice, for `python -m vision.train`.
+"""Train the crop network (cnn.py) from rendered dice, for `python -m tools.train`.
 
 Needs PyTorch, the optional `train` extra: only whoever regenerates the shipped
-model needs it; the reader runs the network in NumPy (cnn.crop_proba). Seeded,
+model needs it; the reader runs it as ONNX with cv2.dnn (export_onnx.py). Seeded,
 and with PyTorch's deterministic algorithms: the same data, PyTorch version and
 machine give the same weights.
 """
@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cnn import LAYERS, SIDE
-from .net import with_prior
+from tools.crop_arrays import LAYERS
+from vision.name.cnn import SIDE
+from vision.name.net import with_prior
 
 WIDTH = 16  # filters of the first convolution; each later one has twice as many
 HIDDEN = 64

@@ -1,7 +1,8 @@
 """Learning one table's dice, light and tray from a handful of photos.
 
 DIR/empty/ holds photos of the empty tray; DIR/bee/, DIR/honey/, DIR/zzz/,
-DIR/zombee/ each hold photos of one or more dice all showing that face. The
+DIR/zombee/ each hold photos of one or more dice all showing that face (and
+DIR/rolls/ may hold whole rolls with their dice named, rolls.py). The
 empty tray becomes the background the detector compares against, the dice tell
 the die size in pixels and how dark they look against this tray, and every die,
 cut again with the small errors the detector makes and the glare and blur the
@@ -25,17 +26,18 @@ import numpy as np
 
 from companion.commands import DICE_FACES
 
-from .clusters import MIN_SIDE
-from .confidence import fit_confidence, log_likelihood, sure_means_sure, untaught_unknown
-from .detect import detect
+from ..find.clusters import MIN_SIDE
+from ..name.confidence import fit_confidence, log_likelihood, sure_means_sure, untaught_unknown
+from ..find.detect import detect
 from . import adapt
 from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
-from .features import NUDGE, PATCH, SOFTEN, VIEW_PATCH
-from .images import read_image
-from .model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, gated, load_model, white
-from .net import edges_read
+from ..cut.features import NUDGE, PATCH, SOFTEN, VIEW_PATCH
+from ..images import read_image
+from ..name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, gated, load_model, white
+from ..name.net import edges_read
 from .photo_checks import CalibrationError, check_copies, check_mixed, left_out_doubts, photo_ids, photos
-from .reader import WORK_SIDE, DiceReader
+from ..reader import WORK_SIDE, DiceReader
+from .rolls import with_rolls
 from .report import quality
 from .sizing import SMALLEST, at_die_size
 
@@ -126,6 +128,11 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
                                f"calibration reads a folder holding empty/ and one folder per face "
                                f"({', '.join(DICE_FACES)})")
     base = base or load_model()
+    with with_rolls(folder) as photographed:  # whole rolls with their dice named, as photos of one face each
+        return _calibrate(photographed, base, seed, log, augment_per_die, compare)
+
+
+def _calibrate(folder: Path, base: Model, seed: int, log, augment_per_die: int, compare: str | None) -> Model:
     # A phone's photo is 12 megapixels: 27 of them held whole took 1.2 GB, and a Pi has one to eight. No
     # picture is read larger than WORK_SIDE * MAX_LARGER on its longer side (reader.working, Model.shrink)
     originals = {face: [(f, read_image(f, WORK_SIDE * MAX_LARGER)) for f in photos(folder / face)]

@@ -19,6 +19,7 @@ and takes the tray for white (see white()).
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import math
 import zipfile
@@ -30,16 +31,16 @@ import numpy as np
 from companion.commands import DICE_FACES
 from companion.errors import ConfigError
 
-from .cnn import KEYS as CROP_KEYS
-from .cnn import crop_proba, damaged, joined
-from .features import DIM, VIEW_DIM, dihedral, view_dim
+from .cnn import joined
+from .cropnet import CropNet, CropNetError
+from ..cut.features import DIM, VIEW_DIM, dihedral, view_dim
 from .net import KEYS as NET_KEYS
 from .net import edges_read, net_proba
 
 FORMAT_VERSION = 2
 CLASSES = DICE_FACES + ("unknown",)
 UNKNOWN = CLASSES.index("unknown")
-DEFAULT_PATH = Path(__file__).with_name("models") / "default.npz"
+DEFAULT_PATH = Path(__file__).parent.parent / "models" / "default.npz"  # vision/models, data beside the rooms
 WIDTH = {"map": DIM, "views": VIEW_DIM}  # numbers in a prototype of each descriptor
 MAX_LARGER = 3.0  # the most a frame is enlarged (Model.shrink): dice smaller still are too few pixels to read
 MAX_NUDGE = 0.2  # of a side (Model.nudge): farther, a cut would leave a part of the face out
@@ -70,7 +71,7 @@ class Model:
     threshold: float = 0.5  # below this confidence a face is reported as unknown
     report: dict | None = field(default=None)  # calibration quality report (see report.quality)
     net: dict | None = field(default=None, repr=False)  # ZomBee network (net.py): tells faces apart
-    cnn: dict | None = field(default=None, repr=False)  # the default's crop network (cnn.py): a second opinion on it
+    cnn: CropNet | None = field(default=None, repr=False)  # the default's crop network (cnn.py): a second opinion on it
     descriptor: str = "map"  # "map": symbol maps (features.face_map); "views": features.views
     neighbours: int = 1  # prototypes of a face that are averaged (squared) into its distance
     own_weight: float = 0.0  # with a network: how much the prototypes' own choice of face counts (see gated)
@@ -174,7 +175,7 @@ class Model:
         if self.cnn is not None:
             if looks is None:
                 raise ValueError("this model also reads each die's crop (cnn.looks of symbol.dice_patches)")
-            q = joined(q, crop_proba(self.cnn, looks), COLOUR_ONLY)
+            q = joined(q, self.cnn.proba(looks), COLOUR_ONLY)
         return gated(p, q, self.own_weight, self.net_trust)
 
 
@@ -247,14 +248,28 @@ def save_model(model: Model, path) -> None:
         arrays["report"] = np.array(json.dumps(model.report, sort_keys=True))
     if model.net is not None:
         arrays.update({"net_" + k: v for k, v in model.net.items()})
-    if model.cnn is not None:  # older readers ignore these keys and read with the first network alone
-        arrays.update({"cnn_" + k: model.cnn[k] for k in CROP_KEYS})
+    if model.cnn is not None:  # the ONNX file beside the model, by name (older readers ignore the key)
+        arrays["crop_net"] = np.array(_crop_file(model.cnn, Path(path).parent))
     if model.second is not None:  # older readers ignore these keys and read the first way alone
         arrays.update({SECOND + k: v for k, v in _arrays(model.second).items()})
         arrays["second_weight"] = np.array(model.second_weight, np.float32)
     path = Path(path)
     with open(path, "wb") as fh:  # an open file keeps numpy from appending .npz to the name
         np.savez_compressed(fh, **arrays)
+
+
+def _crop_file(cnn: CropNet, folder: Path) -> str:
+    """The name, in folder, of a file holding cnn's ONNX bytes: its own name when that file holds them
+    (or is not there yet, and is written), else one named by its content."""
+    for name in (Path(cnn.source).name, f"crop-{hashlib.sha256(cnn.data).hexdigest()[:12]}.onnx"):
+        if not name.endswith(".onnx"):
+            continue
+        target = folder / name
+        if not target.exists():
+            target.write_bytes(cnn.data)
+        if target.read_bytes() == cnn.data:
+            return name
+    raise ModelError(f"could not keep the crop network beside the model in {str(folder)!r}")
 
 
 def _arrays(model: Model) -> dict:
@@ -321,7 +336,7 @@ def _model(path: Path, data: dict) -> Model:
                          f"one reads version {FORMAT_VERSION}: update the companion, or calibrate again with this one")
     if version != FORMAT_VERSION:
         raise ModelError(f"model file {str(path)!r} is format version {version}; this reader needs "
-                         f"version {FORMAT_VERSION}: recalibrate or run python -m vision.train")
+                         f"version {FORMAT_VERSION}: recalibrate or run python -m tools.train")
     missing = [k for k in ("protos", "labels", "scale", "radius", "classes") if k not in data]
     if missing:
         raise ModelError(f"model file {str(path)!r} lacks {', '.join(missing)}: damaged")
@@ -355,9 +370,15 @@ def _model(path: Path, data: dict) -> Model:
                 or net["w1"].shape[1] != net["w2"].shape[0] or net["w2"].shape[1] != len(CLASSES) \
                 or not 0 <= edges_read(net) <= WIDTH["views"]:
             raise ModelError(f"model file {str(path)!r} has a damaged network")
-    cnn = {k: data.get("cnn_" + k) for k in CROP_KEYS} if "cnn_c1w" in data else None
-    if cnn is not None and (net is None or damaged(cnn, len(CLASSES))):
-        raise ModelError(f"model file {str(path)!r} has a damaged crop network")
+    cnn = None  # files from before the ONNX crop network kept its arrays (cnn_*): read without it
+    if "crop_net" in data:
+        name = Path(str(data["crop_net"])).name  # a name beside the model file, never a path elsewhere
+        if net is None:
+            raise ModelError(f"model file {str(path)!r} has a crop network but no first network to join it to")
+        try:
+            cnn = CropNet.load(Path(path).parent / name, CLASSES)
+        except CropNetError as exc:
+            raise ModelError(f"model file {str(path)!r}: {exc}") from None
     model = Model(protos, labels, scale=float(data["scale"]), radius=float(data["radius"]),
                  kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),
                  dark=float(data.get("dark", 1.0)), shrink=float(np.clip(data.get("shrink", 1.0), 0.05, MAX_LARGER)),

@@ -1,4 +1,4 @@
-"""Regenerate the shipped default model from rendered trays: `python -m vision.train [--out PATH]`.
+"""Regenerate the shipped default model from rendered trays: `python -m tools.train [--out PATH]`.
 
 Deterministic: scene seeds are fixed, scenes are rendered in a fixed order, and
 prototypes are chosen by a seeded draw, so the same code gives the same file (the
@@ -14,19 +14,21 @@ import sys
 import time
 from dataclasses import replace
 from multiprocessing import Pool
+from pathlib import Path
 
 import numpy as np
 
-from .cnn import looks
-from .confidence import fit_confidence
-from .detect import detect
-from .features import dice_maps, dice_views
-from .model import CLASSES, DEFAULT_PATH, UNKNOWN, Model, save_model
-from .net import fit_net
-from .symbol import dice_patches, dice_symbols
-from .render import TRAIN, random_rig, render_scene
-from .train_crop import EPOCHS as CROP_EPOCHS
-from .train_crop import fit_crop
+from vision.name.cnn import looks
+from vision.name.confidence import fit_confidence
+from vision.find.detect import detect
+from vision.cut.features import dice_maps, dice_views
+from vision.name.model import CLASSES, DEFAULT_PATH, UNKNOWN, Model, save_model
+from vision.name.net import fit_net
+from vision.cut.symbol import dice_patches, dice_symbols
+from vision.demo.render import TRAIN, random_rig, render_scene
+from tools.export_onnx import to_cropnet
+from tools.train_crop import EPOCHS as CROP_EPOCHS
+from tools.train_crop import fit_crop
 
 SEED = 2026
 # the renderer's training conditions, each die's symbol also drawn a little turned, stretched and
@@ -141,12 +143,12 @@ def build_default(scenes: int = 1600, workers: int = 2, per_class: int = PROTOS_
                         prior=prior, l2=WEIGHT_DECAY)
     model.own_weight = OWN_WEIGHT
     if crop_epochs:
-        model.cnn = fit_crop(crops[:cut], y[:cut], len(CLASSES), prior=prior, seed=SEED, epochs=crop_epochs)
+        model.cnn = to_cropnet(fit_crop(crops[:cut], y[:cut], len(CLASSES), prior=prior, seed=SEED, epochs=crop_epochs))
     return model, x, extra, y, seen, crops
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m tools.train", description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(DEFAULT_PATH), help="where to write the model (default: the shipped one)")
     ap.add_argument("--scenes", type=int, default=1600, help="rendered trays to learn from")
     ap.add_argument("--workers", type=int, default=2)
@@ -155,6 +157,8 @@ def main(argv=None) -> int:
     model, x, extra, y, seen, crops = build_default(args.scenes, args.workers)
     cut = int(len(y) * 0.8)
     acc = float((model.predict_proba(x[cut:], extra[cut:], seen[cut:], looks=crops[cut:]).argmax(1) == y[cut:]).mean())
+    if model.cnn is not None:  # the retrained crop network replaces the shipped file of its name
+        (Path(args.out).parent / model.cnn.source).write_bytes(model.cnn.data)
     save_model(model, args.out)
     counts = ", ".join(f"{c} {int((y == i).sum())}" for i, c in enumerate(CLASSES))
     print(f"rendered {len(y)} dice ({counts}); kept {len(model.labels)} prototypes; accuracy on the last "

@@ -15,8 +15,8 @@ import numpy as np
 from companion.errors import CameraError, ImageError
 
 from .frames import EndOfStream, FrameSource
-from .images import IMAGE_SUFFIXES, photo_files, read_image
-from .synthetic import SyntheticCamera
+from ..images import IMAGE_SUFFIXES, photo_files, read_image
+from ..demo.synthetic import SyntheticCamera
 
 __all__ = ["EndOfStream", "FrameSource", "Picamera2Source", "WebcamSource", "FolderSource", "VideoFileSource",
            "SyntheticCamera", "UnknownSource", "SPECS", "open_source"]

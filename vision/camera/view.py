@@ -19,9 +19,9 @@ import numpy as np
 
 from companion.errors import CameraError
 
-from .detect import SMALL, brightest
+from ..find.detect import SMALL, brightest
 from .latest import LatestFrame, Shot
-from .reader import Reading, moved_words
+from ..reader import Reading, moved_words
 
 DARK_LEVEL = 70  # the tray's brightness (0-255) below which dice cannot be told apart reliably
 GLARE_SHARE = 0.005  # share of the frame burnt to white (a die-sized patch at 640x480) that means a lamp's reflection

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .features import HOG_DIM, dihedral
+from ..cut.features import HOG_DIM, dihedral
 
 KEYS = ("mean", "std", "w1", "b1", "w2", "b2")  # and "hog", in networks that read edge directions
 

@@ -13,9 +13,9 @@ import numpy as np
 from companion.commands import DICE_FACES
 from companion.errors import ImageError
 
-from .confidence import without_own
-from .images import IMAGE_SUFFIXES, photo_files
-from .model import CLASSES, UNKNOWN
+from ..name.confidence import without_own
+from ..images import IMAGE_SUFFIXES, photo_files
+from ..name.model import CLASSES, UNKNOWN
 
 MIXED_RATIO = 0.5  # a left-out die this much nearer another face than its own is in the wrong folder
 DOUBT_RATIO = 0.75  # ... and this much nearer is named in the report
