@@ -1,20 +1,29 @@
 """Reading standard six-sided pip dice of any colour: where each die lies and the value it shows.
 
-`read_d6(frame)` needs no calibration: a die is found by its outline, its body and its square shape,
-and read by its pips' count and layout. A die it cannot read (cocked, covered, blurred, cut by the
-photo's edge) is "unknown" at its place, never a guessed value.
+`read_d6(frame)` needs no calibration: two small learned networks (vision/pips/net.py) find every die
+in the photo and read each one's crop. A die the reader cannot read surely (cocked, covered, blurred,
+cut by the photo's edge) is "unknown" at its place, never a guessed value.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+
+import numpy as np
 
 from vision.images import check_frame
 
-from .count import UNKNOWN, patch, pips, read_square
-from .find import spots
+from .net import (FINDER_CLASSES, FINDER_ONNX, READER_CLASSES, READER_ONNX, OnnxNet, crop, finder_input,
+                  peaks)
 
 __all__ = ["PipDie", "UNKNOWN", "read_d6"]
+
+UNKNOWN = "unknown"
+FOUND = 0.3  # the finder's heat at a die's centre: below it, no die
+SURE = 0.5  # the reader's belief in a value: below it, the die is unknown
+NONE = READER_CLASSES.index("none")
+NEAR = 0.55  # two finds closer than this share of their box are one die
 
 
 @dataclass(frozen=True)
@@ -30,15 +39,40 @@ class PipDie:
                 "confidence": round(self.confidence, 3), "box": [round(v, 1) for v in self.box]}
 
 
-def read_d6(frame) -> list[PipDie]:
+@functools.lru_cache(maxsize=None)
+def networks() -> tuple[OnnxNet, OnnxNet]:
+    """The shipped finder and reader, loaded once."""
+    return OnnxNet.load(FINDER_ONNX, FINDER_CLASSES), OnnxNet.load(READER_ONNX, READER_CLASSES)
+
+
+def _apart(found):
+    """The strongest of finds that lie on one die."""
+    kept = []
+    for x, y, box, heat in sorted(found, key=lambda f: -f[3]):
+        if all(np.hypot(x - k[0], y - k[1]) > NEAR * max(box, k[2]) for k in kept):
+            kept.append((x, y, box, heat))
+    return kept
+
+
+def read_d6(frame, nets: tuple[OnnxNet, OnnxNet] | None = None) -> list[PipDie]:
     """Every pip die in a BGR photo, top to bottom then left to right."""
     frame = check_frame(frame)
+    finder, reader = nets or networks()
+    blob, f = finder_input(frame, finder.side)
+    found = _apart(peaks(finder.forward(blob), finder.stride, f, FOUND))
+    if not found:
+        return []
+    crops = np.stack([crop(frame, x, y, box, reader.side) for x, y, box, _ in found])
+    proba = reader.forward(crops.transpose(0, 3, 1, 2).astype(np.float32))
     out = []
-    for spot in spots(frame):
-        square = patch(frame, spot)
-        value, conf = (UNKNOWN, 0.0) if square is None else read_square(square)
-        if value == UNKNOWN and not spot.square and square is not None and not pips(square)[0]:
-            continue  # neither a die's shape nor a pip: a tray's mark, a hole, a shadow
-        half = spot.side / 2
-        out.append(PipDie(spot.x, spot.y, value, conf, (spot.x - half, spot.y - half, spot.x + half, spot.y + half)))
+    for (x, y, box, _), p in zip(found, proba):
+        best = int(np.argmax(p))
+        if best == NONE:
+            continue  # a mark, a hole, a shadow: no die
+        value = int(READER_CLASSES[best]) if READER_CLASSES[best].isdigit() else UNKNOWN
+        conf = float(p[best])
+        if value != UNKNOWN and conf < SURE:
+            value = UNKNOWN
+        half = box / 2
+        out.append(PipDie(x, y, value, conf, (x - half, y - half, x + half, y + half)))
     return sorted(out, key=lambda d: (round(d.y), d.x))
