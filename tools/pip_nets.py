@@ -49,10 +49,10 @@ class Finder(nn.Module):
 
 
 class Reader(nn.Module):
-    def __init__(self, classes: int = len(READER_CLASSES)):
+    def __init__(self, classes: int = len(READER_CLASSES), side: int = 32):
         super().__init__()
         self.convs = nn.ModuleList([_cbr(3, 16), _cbr(16, 32), _cbr(32, 48), _cbr(48, 64)])
-        self.d1, self.d2 = nn.Linear(64 * 4 * 4, 96), nn.Linear(96, classes)
+        self.d1, self.d2 = nn.Linear(64 * (side // 8) ** 2, 96), nn.Linear(96, classes)
         self.drop = nn.Dropout(0.3)
 
     def forward(self, x, logits=False):

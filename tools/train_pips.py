@@ -31,7 +31,7 @@ CACHE = Path("/tmp/pips-train")
 STRIDE = 4
 WINDOW = 160  # the finder learns on windows of this side
 FINDER_SIDE = 320  # the photo's long side as the finder reads it
-READ_SIDE = 32  # a die's crop as the reader reads it
+READ_SIDE = 32  # a die's crop as the reader reads it (--side)
 NONE_CLASS, UNKNOWN_CLASS = 7, 6
 NO_DIE = -1  # the value of a place the last finder took for a die where none lies (a hole, a bar's end)
 REAL_CROPS = 12000  # crops cut from changed tuning photos before the reader learns
@@ -139,14 +139,15 @@ def make_data(seed: int, finder_scenes: int, crop_scenes: int) -> None:
         img, d = scene(rng, 256, 256)
         imgs.append(img)
         dice.append(json.dumps(d))
-    np.savez_compressed(CACHE / "finder.npz", imgs=np.array(imgs), dice=np.array(dice))
+    if imgs:
+        np.savez_compressed(CACHE / "finder.npz", imgs=np.array(imgs), dice=np.array(dice))
     crops, ys = [], []
     for _ in range(crop_scenes):
         img, d = scene(rng, 160, 160, count=int(rng.integers(2, 12)), sizes=(14.0, 56.0))
         c, y = crops_of(img, d, rng, negatives=2)
         crops += c
         ys += y
-    np.savez_compressed(CACHE / "reader.npz", crops=np.array(crops), ys=np.array(ys))
+    np.savez_compressed(CACHE / f"reader{_side_tag()}.npz", crops=np.array(crops), ys=np.array(ys))
     print(f"rendered {finder_scenes} trays and {len(ys)} crops into {CACHE}")
 
 
@@ -213,6 +214,10 @@ def finder_sample(rng, real, pool):
         img, dice = warp(img, dice, rng, f, (WINDOW, WINDOW), (128 + rng.normal(0, 20), 128 + rng.normal(0, 20)))
     img, dice = cutout(photometric(img, rng), rng, dice) if rng.random() < 0.3 else (photometric(img, rng), dice)
     return img, heat_targets(dice, img.shape)
+
+
+def _side_tag() -> str:
+    return "" if READ_SIDE == 32 else f"_{READ_SIDE}"
 
 
 def _resumed(torch, net, name: str, resume: bool, lr: float) -> float:
@@ -293,15 +298,15 @@ def train_reader(photos: Path, minutes: float, seed: int, out: Path, resume: boo
     torch.set_num_threads(1)  # two threads wait on each other on a busy machine: 5x slower
     rng = np.random.default_rng(seed)
     real = tuning(photos)
-    data = np.load(CACHE / "reader.npz")
+    data = np.load(CACHE / f"reader{_side_tag()}.npz")
     synth, sy = data["crops"], data["ys"]
-    net = Reader()
-    lr = _resumed(torch, net, "reader.pt", resume, 2e-3)
+    net = Reader(side=READ_SIDE)
+    lr = _resumed(torch, net, f"reader{_side_tag()}.pt", resume, 2e-3)
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=5e-4)
     start, step = time.time(), 0
     budget = minutes * 60
     real = hard_negatives(real)
-    kept = CACHE / f"real_crops_{seed}_hard.npz"
+    kept = CACHE / f"real_crops_{seed}_hard{_side_tag()}.npz"
     if kept.is_file():  # the same seed cuts the same crops: cut them once
         got = np.load(kept)
         bank, bank_y = got["crops"], got["ys"]
@@ -333,12 +338,13 @@ def train_reader(photos: Path, minutes: float, seed: int, out: Path, resume: boo
         if step % 100 == 0:
             print(f"reader step {step} {time.time() - start:.0f}s loss {loss.item():.3f}", flush=True)
     net.eval()
-    torch.save(net.state_dict(), CACHE / "reader.pt")
+    torch.save(net.state_dict(), CACHE / f"reader{_side_tag()}.pt")
     out.write_bytes(reader_onnx(net, READ_SIDE).SerializeToString())
     print(f"reader: {step} steps, written {out}")
 
 
 def main(argv=None) -> int:
+    global READ_SIDE
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=("data", "finder", "reader"))
     ap.add_argument("--photos", default=str(ROOT.parent / "shared" / "dice-photos"))
@@ -348,12 +354,14 @@ def main(argv=None) -> int:
     ap.add_argument("--crop-scenes", type=int, default=3000, help="rendered trays cut into crops (data)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--resume", action="store_true", help="go on from the last run's weights (finder, reader)")
+    ap.add_argument("--side", type=int, default=READ_SIDE, help="the reader's crop side (data, reader)")
     args = ap.parse_args(argv)
+    READ_SIDE = args.side
     cv2.setRNGSeed(args.seed)
     photos = Path(args.photos)
     models = ROOT / "vision" / "models"
     if args.what == "data":
-        make_data(args.seed, args.scenes, args.crop_scenes)
+        make_data(args.seed, args.scenes if args.side == 32 else 0, args.crop_scenes)
     elif args.what == "finder":
         train_finder(photos, args.minutes, args.seed, Path(args.out or models / "pips.onnx"), args.resume)
     else:

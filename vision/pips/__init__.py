@@ -24,6 +24,7 @@ FOUND = 0.3  # the finder's heat at a die's centre: below it, no die
 SURE = 0.5  # the reader's belief in a value: below it, the die is unknown
 NONE = READER_CLASSES.index("none")
 NEAR = 0.55  # two finds closer than this share of their box are one die
+TURNS = 1  # each crop is read this many quarter turns and the beliefs averaged: a steadier reading
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,9 @@ def read_d6(frame, nets: tuple[OnnxNet, OnnxNet] | None = None) -> list[PipDie]:
     if not found:
         return []
     crops = np.stack([crop(frame, x, y, box, reader.side) for x, y, box, _ in found])
-    proba = reader.forward(crops.transpose(0, 3, 1, 2).astype(np.float32))
+    seen = np.concatenate([np.rot90(crops, k, (1, 2)) for k in range(TURNS)])
+    proba = reader.forward(seen.transpose(0, 3, 1, 2).astype(np.float32))
+    proba = proba.reshape(TURNS, len(found), -1).mean(axis=0)
     out = []
     for (x, y, box, _), p in zip(found, proba):
         best = int(np.argmax(p))
