@@ -43,6 +43,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     rd.add_argument("--thrown", type=int, metavar="N",
                     help="how many dice were thrown, when known: decides how touching dice are cut apart, and each "
                          "reading gets a 'check' when the photo cannot show that many")
+    rd.add_argument("--dice", choices=("zombee", "d6"), default="zombee",
+                    help="which dice lie there: ZomBee dice (read by the model) or plain six-sided pip dice (d6, "
+                         "read by their pips, no model or calibration)")
     rd.set_defaults(func=cmd_read)
 
     w = sub.add_parser("watch", help="print each settled reading from a camera as a JSON line")
@@ -157,6 +160,8 @@ def cmd_read(args) -> int:
     from .images import read_image
     from .reader import moved_words
 
+    if args.dice == "d6":
+        return _read_d6(args)
     if args.thrown is not None and not 1 <= args.thrown <= DICE:
         return _fail(f"--thrown {args.thrown}: ZomBee throws 1 to {DICE} dice (all {DICE} on a turn's first roll)", 2)
     try:
@@ -200,6 +205,35 @@ def cmd_read(args) -> int:
                       f"{'  [' + moved[r['image']] + ']' if moved.get(r['image']) else ''}")
             if "error" in r:
                 print(f"{r['image']}: error: {r['error']}")
+    return status
+
+
+def _read_d6(args) -> int:
+    """`read --dice d6`: each photo's pip dice, their places and values (1-6 or "unknown")."""
+    from .images import read_image
+    from .pips import read_d6
+
+    for flag in ("model", "annotate", "thrown"):
+        if getattr(args, flag) is not None:
+            return _fail(f"--{flag} is for ZomBee dice; pip dice (--dice d6) are read without it", 2)
+    results, status = [], 0
+    for path in args.images:
+        try:
+            dice = read_d6(read_image(path))
+        except ImageError as exc:
+            results.append({"image": path, "error": str(exc)})
+            status = 1
+            continue
+        results.append({"image": path, "dice": [{k: d.to_dict()[k] for k in ("x", "y", "value", "confidence")}
+                                                for d in dice]})
+    if args.json:
+        print(json.dumps(results, indent=None))
+    for r in results if not args.json else ():
+        if "error" in r:
+            print(f"{r['image']}: error: {r['error']}")
+        else:
+            print(f"{r['image']}: " + (", ".join(f"{d['value']} ({d['confidence']:.2f})" for d in r["dice"])
+                                       or "no dice"))
     return status
 
 

@@ -1,0 +1,156 @@
+"""The pip die reader (vision.pips): dice of any colour found and read with no calibration, unreadable
+dice said to be unknown, bad frames refused; and the demo's drawn pip die read back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.errors import ImageError
+from vision.images import read_image
+from vision.pips import UNKNOWN, PipDie, read_d6
+from vision.pips.draw import BLACK, WHITE, draw_die, tray
+
+PHOTOS = Path(__file__).parent / "fixtures" / "dice-photos" / "detect"
+RED = (40, 40, 200)
+
+
+def _values(dice):
+    return sorted(d.value for d in dice)
+
+
+def test_a_white_die_on_a_light_tray_is_found_and_read():
+    img = draw_die(tray(seed=1), 300, 200, 4, side=40, angle=20, body=WHITE, pip=BLACK)
+    dice = read_d6(img)
+    assert [d.value for d in dice] == [4]
+    assert abs(dice[0].x - 300) < 4 and abs(dice[0].y - 200) < 4
+    assert dice[0].confidence >= 0.9
+
+
+def test_a_red_die_with_white_pips_is_read():
+    dice = read_d6(draw_die(tray(seed=2), 200, 240, 2, side=44, angle=35, body=RED, pip=WHITE))
+    assert [d.value for d in dice] == [2]
+
+
+@pytest.mark.parametrize("value", [5, 6])
+def test_a_five_and_a_six_are_told_apart_by_their_layout(value):
+    dice = read_d6(draw_die(tray(seed=3), 320, 240, value, side=40, angle=10, body=WHITE, pip=BLACK))
+    assert [d.value for d in dice] == [value]
+
+
+def test_every_face_at_every_turn_on_one_tray():
+    img = tray(seed=4)
+    for i, value in enumerate(range(1, 7)):
+        img = draw_die(img, 80 + 95 * i, 120 + 160 * (i % 2), value, side=38, angle=13 * i,
+                       body=((60, 160, 60), WHITE, BLACK, RED, (40, 200, 230), (150, 60, 30))[i],
+                       pip=(WHITE, BLACK, WHITE, WHITE, BLACK, WHITE)[i])
+    assert _values(read_d6(img)) == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_covered_die_is_unknown_at_its_place_never_a_guess():
+    img = draw_die(tray(seed=5), 300, 240, 6, side=44, angle=0, body=WHITE, pip=BLACK)
+    # a fingertip over two thirds of the face: its pips can no longer be counted
+    cv2.rectangle(img, (270, 215), (335, 247), (120, 150, 200), -1)
+    dice = read_d6(img)
+    assert all(d.value in (UNKNOWN,) for d in dice)
+
+
+def test_an_empty_tray_gives_no_dice():
+    assert read_d6(tray(seed=6)) == []
+
+
+def test_a_die_cut_by_the_photos_edge_is_unknown():
+    img = draw_die(tray(seed=7), 8, 200, 3, side=44, angle=0, body=RED, pip=WHITE)
+    assert all(d.value == UNKNOWN for d in read_d6(img))
+
+
+def test_a_frame_that_is_no_image_is_refused_clearly():
+    with pytest.raises(ImageError, match="8-bit image"):
+        read_d6(np.zeros((100, 100), np.float32))
+    with pytest.raises(ImageError, match="at least 32x32"):
+        read_d6(np.zeros((10, 10, 3), np.uint8))
+
+
+def test_a_corrupt_photo_file_is_named_in_the_error(tmp_path):
+    bad = tmp_path / "roll.jpg"
+    bad.write_bytes(b"\xff\xd8 not really a jpeg")
+    with pytest.raises(ImageError, match="roll.jpg"):
+        read_d6(read_image(bad))
+
+
+def test_a_reading_says_where_the_die_is_and_what_it_shows():
+    die = PipDie(10.0, 20.0, 3, 0.95, (0.0, 10.0, 20.0, 30.0))
+    assert die.to_dict() == {"x": 10.0, "y": 20.0, "value": 3, "confidence": 0.95, "box": [0.0, 10.0, 20.0, 30.0]}
+
+
+def test_drawing_refuses_a_face_a_die_does_not_have():
+    with pytest.raises(ValueError, match="1 to 6"):
+        draw_die(tray(), 100, 100, 7)
+
+
+def test_real_photo_sure_readings_are_right():
+    """A real photo of dice of many colours: what the reader is sure of is what the dice show."""
+    labels = json.loads((PHOTOS / "labels.json").read_text())
+    name = "t1_IMG_20191208_111904.jpg"
+    truth = labels[name]["dice"] if isinstance(labels[name], dict) else labels[name]
+    dice = read_d6(read_image(PHOTOS / name))
+    sure = [d for d in dice if d.value != UNKNOWN and d.confidence >= 0.9]
+    assert sure
+    for d in sure:
+        near = min(truth, key=lambda t: (t["x"] - d.x) ** 2 + (t["y"] - d.y) ** 2)
+        assert near["value"] == d.value
+
+
+def test_the_networks_files_say_what_they_read():
+    from vision.pips.net import FINDER_CLASSES, FINDER_ONNX, READER_CLASSES, READER_ONNX, OnnxNet
+    finder, reader = OnnxNet.load(FINDER_ONNX, FINDER_CLASSES), OnnxNet.load(READER_ONNX, READER_CLASSES)
+    assert (finder.side, finder.stride, finder.classes) == (320, 4, FINDER_CLASSES)
+    assert reader.classes == ("1", "2", "3", "4", "5", "6", "unknown", "none") and reader.side == 32
+
+
+def test_a_damaged_network_file_is_refused_by_name(tmp_path):
+    from vision.pips.net import READER_CLASSES, READER_ONNX, OnnxNet, PipNetError
+    bad = tmp_path / "pips_read.onnx"
+    bad.write_bytes(READER_ONNX.read_bytes()[:5000])
+    with pytest.raises(PipNetError, match="pips_read.onnx.*damaged"):
+        OnnxNet.load(bad, READER_CLASSES)
+    with pytest.raises(PipNetError, match="missing.onnx"):
+        OnnxNet.load(tmp_path / "missing.onnx", READER_CLASSES)
+
+
+def test_a_network_made_for_other_answers_is_refused_by_name():
+    from vision.pips.net import FINDER_ONNX, READER_CLASSES, OnnxNet, PipNetError
+    with pytest.raises(PipNetError, match="pips.onnx.*answers heat"):
+        OnnxNet.load(FINDER_ONNX, READER_CLASSES)
+
+
+def _cli(argv):
+    import argparse
+
+    from vision.cli import register
+
+    parser = argparse.ArgumentParser(prog="companion")
+    register(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_cli_reads_pip_dice_as_json_and_goes_on_past_a_bad_photo(tmp_path, capsys):
+    good = tmp_path / "roll.png"
+    cv2.imwrite(str(good), draw_die(tray(seed=8), 200, 200, 5, side=42, angle=25, body=RED, pip=WHITE))
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"nope")
+    assert _cli(["vision", "read", str(good), str(bad), "--dice", "d6", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out[0]["image"] == str(good)
+    assert [(d["value"], set(d)) for d in out[0]["dice"]] == [(5, {"x", "y", "value", "confidence"})]
+    assert "bad.jpg" in out[1]["error"]
+
+
+def test_cli_refuses_zombee_options_with_pip_dice(tmp_path, capsys):
+    assert _cli(["vision", "read", "x.jpg", "--dice", "d6", "--thrown", "2"]) == 2
+    assert "--thrown" in capsys.readouterr().err

@@ -1,0 +1,373 @@
+"""Train the pip reader's two networks and write them as ONNX (vision/models/pips.onnx, pips_read.onnx).
+
+    python -m tools.train_pips data   --photos ../shared/dice-photos   # rendered trays, cached
+    python -m tools.train_pips finder --photos ../shared/dice-photos --minutes 20
+    python -m tools.train_pips reader --photos ../shared/dice-photos --minutes 15
+
+Learns from the TUNING half of the labelled photos only (even places of the sorted names, as
+bench/pips.py splits them; the held-out half is never seen) and from rendered trays
+(tools/pip_scenes.py), each heavily changed as other cameras and rooms change a photo: scaled,
+turned, mirrored, lit brighter or darker, a lamp's colour, hues of the dice shifted, blurred, noisy,
+saved as a poor JPEG, partly covered. Needs PyTorch and onnx (the `train` extra); seeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tools.pip_scenes import UNKNOWN, scene
+from vision.pips.net import LOG_SIZE, crop
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = Path("/tmp/pips-train")
+STRIDE = 4
+WINDOW = 160  # the finder learns on windows of this side
+FINDER_SIDE = 320  # the photo's long side as the finder reads it
+READ_SIDE = 32  # a die's crop as the reader reads it (--side)
+NONE_CLASS, UNKNOWN_CLASS = 7, 6
+NO_DIE = -1  # the value of a place the last finder took for a die where none lies (a hole, a bar's end)
+REAL_CROPS = 12000  # crops cut from changed tuning photos before the reader learns
+
+
+def tuning(photos: Path) -> list[tuple[np.ndarray, list]]:
+    """The tuning half: (photo, [(x, y, box, value or None)]) for even places of the sorted names."""
+    labels = json.loads((photos / "test_raw" / "labels.json").read_text())
+    sys.path.insert(0, str(ROOT / "bench"))
+    from dice_photos import UNLABELLED
+    for name, folders, (x, y), box, _ in UNLABELLED:
+        if "test_raw" in folders and name in labels:
+            labels[name]["dice"].append({"value": None, "x": x, "y": y, "box": list(box)})
+    out = []
+    for name in sorted(labels)[0::2]:
+        img = cv2.imread(str(photos / "test_raw" / name), cv2.IMREAD_COLOR)
+        dice = [(d["x"], d["y"], max(d["box"][2] - d["box"][0], d["box"][3] - d["box"][1]), d["value"])
+                for d in labels[name]["dice"]]
+        out.append((img, dice))
+    return out
+
+
+def hard_negatives(real) -> list:
+    """real with each photo's false finds of the shipped finder added as NO_DIE places: what looked like
+    a die to it (the holes in the tray's bar, its ends, shadows) is what the reader must learn is none."""
+    from vision.pips import _apart, networks
+    from vision.pips.net import finder_input, peaks
+    finder, _ = networks()
+    out, count = [], 0
+    for img, dice in real:
+        extra = []
+        for f in (0.6, 1.0, 1.5):
+            small = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
+            blob, g = finder_input(small, finder.side)
+            for x, y, box, _ in _apart(peaks(finder.forward(blob), finder.stride, g, 0.15)):
+                x, y, box = x / f, y / f, box / f
+                if all(math.hypot(x - d[0], y - d[1]) > 0.6 * d[2] for d in dice + extra):
+                    extra.append((x, y, box, NO_DIE))
+        count += len(extra)
+        out.append((img, dice + extra))
+    print(f"{count} false finds of the shipped finder taught as no die", flush=True)
+    return out
+
+
+# ---------------------------------------------------------------- changes to a photo
+def photometric(img: np.ndarray, rng) -> np.ndarray:
+    """Light, lamp colour, hue, blur, noise and JPEG as other cameras and rooms give them."""
+    if rng.random() < 0.5:  # the dice' colours shifted round the hue circle
+        hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+        hsv[..., 0] = (hsv[..., 0].astype(np.int16) + int(rng.integers(0, 180))) % 180
+        if rng.random() < 0.5:
+            hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.5, 1.5), 0, 255)
+        img = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    x = img.astype(np.float32) / 255
+    x = x ** rng.uniform(0.6, 1.6)
+    x = (x - 0.5) * rng.uniform(0.6, 1.4) + 0.5 + rng.uniform(-0.25, 0.25)
+    x = x * rng.uniform(0.75, 1.25, 3)  # white balance
+    x = x * 255
+    if rng.random() < 0.3:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.3, 1.6))
+    if rng.random() < 0.5:
+        x = x + rng.normal(0, rng.uniform(1, 12), x.shape)
+    img = np.clip(x, 0, 255).astype(np.uint8)
+    if rng.random() < 0.5:
+        img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(20, 96))])[1], 1)
+    return img
+
+
+def warp(img, dice, rng, f, size, centre):
+    """img turned any way, mirrored or not, scaled by f, cut to size (w, h) round centre; dice moved along."""
+    a = rng.uniform(0, 360)
+    m = cv2.getRotationMatrix2D(centre, a, f)
+    m[:, 2] += np.array(size) / 2 - np.array(centre)
+    if rng.random() < 0.5:
+        m = np.array([[-1, 0, size[0]], [0, 1, 0]]) @ np.vstack([m, [0, 0, 1]])
+    out = cv2.warpAffine(img, m, size, flags=cv2.INTER_AREA if f < 0.7 else cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+    moved = [(*(m @ np.array([x, y, 1.0])), box * f, v) for x, y, box, v in dice]
+    return out, moved
+
+
+def cutout(img, rng, dice):
+    """A few blocks of any colour over the photo (a hand, a card); a die mostly under one is unknown."""
+    dice = [list(d) for d in dice]
+    for _ in range(int(rng.integers(0, 3))):
+        h, w = img.shape[:2]
+        bw, bh = int(rng.integers(4, w // 3)), int(rng.integers(4, h // 3))
+        x, y = int(rng.integers(0, w)), int(rng.integers(0, h))
+        cv2.rectangle(img, (x, y), (x + bw, y + bh), tuple(int(v) for v in rng.integers(0, 256, 3)), -1)
+        for d in dice:
+            half = d[2] / 2
+            ix = max(0, min(x + bw, d[0] + half) - max(x, d[0] - half))
+            iy = max(0, min(y + bh, d[1] + half) - max(y, d[1] - half))
+            if ix * iy > 0.3 * d[2] ** 2 and d[3] not in (None, NO_DIE):
+                d[3] = UNKNOWN
+    return img, dice
+
+
+# ---------------------------------------------------------------- rendered data, cached
+def make_data(seed: int, finder_scenes: int, crop_scenes: int) -> None:
+    CACHE.mkdir(exist_ok=True)
+    rng = np.random.default_rng(seed)
+    imgs, dice = [], []
+    for _ in range(finder_scenes):
+        img, d = scene(rng, 256, 256)
+        imgs.append(img)
+        dice.append(json.dumps(d))
+    if imgs:
+        np.savez_compressed(CACHE / "finder.npz", imgs=np.array(imgs), dice=np.array(dice))
+    crops, ys = [], []
+    for _ in range(crop_scenes):
+        img, d = scene(rng, 160, 160, count=int(rng.integers(2, 12)), sizes=(14.0, 56.0))
+        c, y = crops_of(img, d, rng, negatives=2)
+        crops += c
+        ys += y
+    np.savez_compressed(CACHE / f"reader{_side_tag()}.npz", crops=np.array(crops), ys=np.array(ys))
+    print(f"rendered {finder_scenes} trays and {len(ys)} crops into {CACHE}")
+
+
+def crops_of(img, dice, rng, negatives: int):
+    """The reader's crops of every die in img (jittered as the finder places them) and of places with none."""
+    crops, ys = [], []
+    for x, y, box, v in dice:
+        if v is None:
+            continue
+        j = box * 0.1
+        crops.append(crop(img, x + rng.normal(0, j), y + rng.normal(0, j), box * rng.uniform(0.85, 1.2), READ_SIDE))
+        ys.append(NONE_CLASS if v == NO_DIE else UNKNOWN_CLASS if v == UNKNOWN else v - 1)
+    dice = [d for d in dice if d[3] != NO_DIE]
+    h, w = img.shape[:2]
+    typical = float(np.median([d[2] for d in dice])) if dice else float(rng.uniform(15, 50))
+    for _ in range(negatives * 20):
+        if len(ys) - len([d for d in dice if d[3] is not None]) >= negatives:
+            break
+        x, y = rng.uniform(0, w), rng.uniform(0, h)
+        if all(math.hypot(x - d[0], y - d[1]) > 0.75 * max(d[2], typical) for d in dice):
+            crops.append(crop(img, x, y, typical * rng.uniform(0.8, 1.2), READ_SIDE))
+            ys.append(NONE_CLASS)
+    return crops, ys
+
+
+# ---------------------------------------------------------------- the finder
+def heat_targets(dice, shape):
+    """CenterNet targets on the stride grid: heat (gaussian per die), and at each centre's cell the
+    offset inside the cell and the box's log size."""
+    gh, gw = shape[0] // STRIDE, shape[1] // STRIDE
+    heat = np.zeros((gh, gw), np.float32)
+    reg = np.zeros((3, gh, gw), np.float32)
+    mask = np.zeros((gh, gw), np.float32)
+    yy, xx = np.mgrid[0:gh, 0:gw].astype(np.float32) + 0.5
+    for x, y, box, v in dice:
+        cx, cy = x / STRIDE, y / STRIDE
+        if v == NO_DIE:
+            continue
+        if not (0 <= cx < gw and 0 <= cy < gh):
+            continue
+        s = max(0.6, box / STRIDE / 6)
+        heat = np.maximum(heat, np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * s * s)))
+        ix, iy = int(cx), int(cy)
+        heat[iy, ix] = 1.0
+        reg[:, iy, ix] = (cx - ix, cy - iy, min(math.log(max(box / STRIDE, 1.0)) / LOG_SIZE, 1.0))
+        mask[iy, ix] = 1.0
+    return heat, reg, mask
+
+
+def finder_sample(rng, real, pool):
+    if rng.random() < 0.5:
+        img, dice = real[int(rng.integers(0, len(real)))]
+        f = 0.5 * math.exp(rng.uniform(math.log(0.45), math.log(1.8)))
+        if dice and rng.random() < 0.5:
+            d = dice[int(rng.integers(0, len(dice)))]
+            centre = (d[0] + rng.normal(0, 60), d[1] + rng.normal(0, 60))
+        else:
+            centre = (rng.uniform(0, img.shape[1]), rng.uniform(0, img.shape[0]))
+        img, dice = warp(img, dice, rng, f, (WINDOW, WINDOW), centre)
+    else:
+        i = int(rng.integers(0, len(pool[0])))
+        img, dice = pool[0][i], json.loads(pool[1][i])
+        f = math.exp(rng.uniform(math.log(0.6), math.log(1.5)))
+        img, dice = warp(img, dice, rng, f, (WINDOW, WINDOW), (128 + rng.normal(0, 20), 128 + rng.normal(0, 20)))
+    img, dice = cutout(photometric(img, rng), rng, dice) if rng.random() < 0.3 else (photometric(img, rng), dice)
+    return img, heat_targets(dice, img.shape)
+
+
+def _side_tag() -> str:
+    return "" if READ_SIDE == 32 else f"_{READ_SIDE}"
+
+
+def _resumed(torch, net, name: str, resume: bool, lr: float) -> float:
+    """Go on from the last run's weights (CACHE/name) at a third of the rate, or start afresh."""
+    if not resume:
+        return lr
+    net.load_state_dict(torch.load(CACHE / name))
+    print(f"going on from {CACHE / name}", flush=True)
+    return lr / 3
+
+
+def train_finder(photos: Path, minutes: float, seed: int, out: Path, resume: bool = False) -> None:
+    import torch
+    from tools.pip_nets import Finder, finder_onnx, focal
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)  # two threads wait on each other on a busy machine: 5x slower
+    rng = np.random.default_rng(seed)
+    real = tuning(photos)
+    data = np.load(CACHE / "finder.npz")
+    pool = (data["imgs"], data["dice"])
+    net = Finder()
+    lr = _resumed(torch, net, "finder.pt", resume, 2e-3)
+    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
+    start, step, batch = time.time(), 0, 16
+    budget = minutes * 60
+    while time.time() - start < budget:
+        frac = (time.time() - start) / budget
+        for g in opt.param_groups:
+            g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * frac)) + 5e-5
+        got = [finder_sample(rng, real, pool) for _ in range(batch)]
+        x = torch.tensor(np.stack([g[0] for g in got]).transpose(0, 3, 1, 2), dtype=torch.float32)
+        heat = torch.tensor(np.stack([g[1][0] for g in got]))
+        reg = torch.tensor(np.stack([g[1][1] for g in got]))
+        mask = torch.tensor(np.stack([g[1][2] for g in got]))
+        z = net(x, logits=True)
+        loss_h = focal(z[:, 0], heat)
+        pos = mask.sum().clamp(min=1)
+        p = torch.sigmoid(z[:, 1:])
+        loss_r = ((p[:, :2] - reg[:, :2]).abs().sum(1) * mask).sum() / pos
+        loss_s = ((p[:, 2] - reg[:, 2]).abs() * mask).sum() / pos * 10
+        loss = loss_h + loss_r + loss_s
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 50 == 0:
+            print(f"finder step {step} {time.time() - start:.0f}s heat {loss_h.item():.3f} "
+                  f"offset {loss_r.item():.3f} size {loss_s.item():.3f}", flush=True)
+    net.eval()
+    torch.save(net.state_dict(), CACHE / "finder.pt")
+    out.write_bytes(finder_onnx(net, FINDER_SIDE, STRIDE).SerializeToString())
+    print(f"finder: {step} steps, written {out}")
+
+
+# ---------------------------------------------------------------- the reader
+def reader_real(rng, real, n: int):
+    """n crops from the tuning photos, each photo changed as a whole first (scale, turn, light)."""
+    crops, ys = [], []
+    while len(ys) < n:
+        img, dice = real[int(rng.integers(0, len(real)))]
+        f = math.exp(rng.uniform(math.log(0.45), math.log(2.0)))
+        h, w = img.shape[:2]
+        size = (int(w * min(f, 1.0)), int(h * min(f, 1.0)))
+        img, dice = warp(img, dice, rng, f, size, (w / 2, h / 2))
+        img = photometric(img, rng)
+        if rng.random() < 0.3:
+            img, dice = cutout(img, rng, dice)
+        c, y = crops_of(img, dice, rng, negatives=4)
+        crops += c
+        ys += y
+    return crops, ys
+
+
+def train_reader(photos: Path, minutes: float, seed: int, out: Path, resume: bool = False) -> None:
+    import torch
+    from tools.pip_nets import Reader, reader_onnx
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)  # two threads wait on each other on a busy machine: 5x slower
+    rng = np.random.default_rng(seed)
+    real = tuning(photos)
+    data = np.load(CACHE / f"reader{_side_tag()}.npz")
+    synth, sy = data["crops"], data["ys"]
+    net = Reader(side=READ_SIDE)
+    lr = _resumed(torch, net, f"reader{_side_tag()}.pt", resume, 2e-3)
+    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=5e-4)
+    start, step = time.time(), 0
+    budget = minutes * 60
+    real = hard_negatives(real)
+    kept = CACHE / f"real_crops_{seed}_hard{_side_tag()}.npz"
+    if kept.is_file():  # the same seed cuts the same crops: cut them once
+        got = np.load(kept)
+        bank, bank_y = got["crops"], got["ys"]
+    else:
+        bank, bank_y = reader_real(rng, real, REAL_CROPS)
+        bank, bank_y = np.stack(bank), np.array(bank_y)
+        np.savez_compressed(kept, crops=bank, ys=bank_y)
+    print(f"reader: {len(bank_y)} crops of the tuning photos in {time.time() - start:.0f}s", flush=True)
+    start = time.time()
+    while time.time() - start < budget:
+        frac = (time.time() - start) / budget
+        for g in opt.param_groups:
+            g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * frac)) + 2e-5
+        ri = rng.integers(0, len(bank), 96)
+        si = rng.integers(0, len(sy), 96)
+        x = np.concatenate([bank[ri], synth[si]])
+        y = np.concatenate([bank_y[ri], sy[si]])
+        k = int(rng.integers(0, 4))
+        x = np.rot90(x, k, (1, 2))
+        if rng.random() < 0.5:
+            x = x[:, :, ::-1]
+        xt = torch.tensor(np.ascontiguousarray(x.transpose(0, 3, 1, 2)), dtype=torch.float32)
+        loss = torch.nn.functional.cross_entropy(net(xt, logits=True), torch.tensor(y, dtype=torch.long),
+                                                 label_smoothing=0.02)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % 100 == 0:
+            print(f"reader step {step} {time.time() - start:.0f}s loss {loss.item():.3f}", flush=True)
+    net.eval()
+    torch.save(net.state_dict(), CACHE / f"reader{_side_tag()}.pt")
+    out.write_bytes(reader_onnx(net, READ_SIDE).SerializeToString())
+    print(f"reader: {step} steps, written {out}")
+
+
+def main(argv=None) -> int:
+    global READ_SIDE
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=("data", "finder", "reader"))
+    ap.add_argument("--photos", default=str(ROOT.parent / "shared" / "dice-photos"))
+    ap.add_argument("--minutes", type=float, default=15)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--scenes", type=int, default=2000, help="rendered trays for the finder (data)")
+    ap.add_argument("--crop-scenes", type=int, default=3000, help="rendered trays cut into crops (data)")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--resume", action="store_true", help="go on from the last run's weights (finder, reader)")
+    ap.add_argument("--side", type=int, default=READ_SIDE, help="the reader's crop side (data, reader)")
+    args = ap.parse_args(argv)
+    READ_SIDE = args.side
+    cv2.setRNGSeed(args.seed)
+    photos = Path(args.photos)
+    models = ROOT / "vision" / "models"
+    if args.what == "data":
+        make_data(args.seed, args.scenes if args.side == 32 else 0, args.crop_scenes)
+    elif args.what == "finder":
+        train_finder(photos, args.minutes, args.seed, Path(args.out or models / "pips.onnx"), args.resume)
+    else:
+        train_reader(photos, args.minutes, args.seed, Path(args.out or models / "pips_read.onnx"), args.resume)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""Reading standard six-sided pip dice of any colour: where each die lies and the value it shows.
+
+`read_d6(frame)` needs no calibration: two small learned networks (vision/pips/net.py) find every die
+in the photo and read each one's crop. A die the reader cannot read surely (cocked, covered, blurred,
+cut by the photo's edge) is "unknown" at its place, never a guessed value.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.images import check_frame
+
+from .net import (FINDER_CLASSES, FINDER_ONNX, READER_CLASSES, READER_ONNX, OnnxNet, crop, finder_input,
+                  peaks)
+
+__all__ = ["PipDie", "UNKNOWN", "read_d6"]
+
+UNKNOWN = "unknown"
+FOUND = 0.3  # the finder's heat at a die's centre: below it, no die
+SURE = 0.5  # the reader's belief in a value: below it, the die is unknown
+NONE = READER_CLASSES.index("none")
+NEAR = 0.55  # two finds closer than this share of their box are one die
+TURNS = 1  # each crop is read this many quarter turns and the beliefs averaged: a steadier reading
+
+
+@dataclass(frozen=True)
+class PipDie:
+    x: float
+    y: float
+    value: int | str  # 1-6, or UNKNOWN
+    confidence: float
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1 in the photo's pixels
+
+    def to_dict(self) -> dict:
+        return {"x": round(self.x, 1), "y": round(self.y, 1), "value": self.value,
+                "confidence": round(self.confidence, 3), "box": [round(v, 1) for v in self.box]}
+
+
+@functools.lru_cache(maxsize=None)
+def networks() -> tuple[OnnxNet, OnnxNet]:
+    """The shipped finder and reader, loaded once."""
+    return OnnxNet.load(FINDER_ONNX, FINDER_CLASSES), OnnxNet.load(READER_ONNX, READER_CLASSES)
+
+
+def _apart(found):
+    """The strongest of finds that lie on one die."""
+    kept = []
+    for x, y, box, heat in sorted(found, key=lambda f: -f[3]):
+        if all(np.hypot(x - k[0], y - k[1]) > NEAR * max(box, k[2]) for k in kept):
+            kept.append((x, y, box, heat))
+    return kept
+
+
+def read_d6(frame, nets: tuple[OnnxNet, OnnxNet] | None = None) -> list[PipDie]:
+    """Every pip die in a BGR photo, top to bottom then left to right."""
+    frame = check_frame(frame)
+    finder, reader = nets or networks()
+    blob, f = finder_input(frame, finder.side)
+    found = _apart(peaks(finder.forward(blob), finder.stride, f, FOUND))
+    if not found:
+        return []
+    crops = np.stack([crop(frame, x, y, box, reader.side) for x, y, box, _ in found])
+    seen = np.concatenate([np.rot90(crops, k, (1, 2)) for k in range(TURNS)])
+    proba = reader.forward(seen.transpose(0, 3, 1, 2).astype(np.float32))
+    proba = proba.reshape(TURNS, len(found), -1).mean(axis=0)
+    out = []
+    for (x, y, box, _), p in zip(found, proba):
+        best = int(np.argmax(p))
+        if best == NONE:
+            continue  # a mark, a hole, a shadow: no die
+        value = int(READER_CLASSES[best]) if READER_CLASSES[best].isdigit() else UNKNOWN
+        conf = float(p[best])
+        if value != UNKNOWN and conf < SURE:
+            value = UNKNOWN
+        half = box / 2
+        out.append(PipDie(x, y, value, conf, (x - half, y - half, x + half, y + half)))
+    return sorted(out, key=lambda d: (round(d.y), d.x))
