@@ -75,6 +75,7 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
     teach_options: vision.teach.wizard.Teacher's keywords (tests use smaller calibrations)."""
     from hw.panel import Panel, PinsUnavailable, pin_factory_for
     from hw.pins import coerce
+    from vision.pips.reading import PipReader
     from vision.reader import DiceReader
     from vision.settle import Settler
     from companion.files import room
@@ -116,7 +117,9 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
             open_camera = start_camera
         asking = Asking(table)  # a die between two faces: asked by the watcher, answered on a phone
         watcher = parts["watcher"] = TrayWatcher(table, open_camera, Settler(settings.still_ms / 1000, reader),
-                                                 tracker=tracker, asking=asking)
+                                                 tracker=tracker, asking=asking,
+                                                 # the Zoo's one plain die: read with no teaching (vision/pips)
+                                                 pip_settler=Settler(settings.still_ms / 1000, PipReader()))
         on_roll = roller.roll if camera is not None else watcher.read_now
         teacher = parts["teacher"] = Teacher(
             store, watcher.latest, lambda: watcher.settler.reader,

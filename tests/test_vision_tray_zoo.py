@@ -182,3 +182,54 @@ def test_a_whole_zoo_game_is_played_through_camera_rolls(table):
     assert len(camera) == rolls and all(r["command"]["cmd"] == "fight" for r in camera)
     final = table.state()
     assert final["winner"] in ("Ann", "Ben") and [p["alive"] for p in final["players"]].count(False) == 1
+
+
+def test_a_whole_zoo_game_in_demo_mode_is_read_off_the_demo_cameras_pip_die():
+    """Demo mode end to end: the simulated camera throws one plain pip die, the settler waits for it to
+    lie still and the pip reader (vision/pips, no teaching) reads it; every fight roll the engine takes
+    is the value the camera drew, until one hero is left."""
+    from companion.gamelog import GameLog
+    from companion.table import Table
+    from table_companion.demo import demo_camera
+    from vision.pips.reading import PipReader
+    from vision.settle import Settler
+
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        table = Table(GameLog(Path(tmp) / "zoo.sqlite")).start()
+        try:
+            table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "web")
+            camera = demo_camera()
+            camera.realtime = False  # frames as fast as they are asked for, with the camera's own timestamps
+            settler = Settler(0.3, PipReader())
+            watcher = TrayWatcher(table, lambda: camera, settler, pip_settler=settler)
+            rng, drawn = random.Random(7), []
+            while not table.state()["over"]:
+                state = table.state()
+                fight, legal = state["fight"], state["legal"]
+                if fight is None:
+                    table.submit({"cmd": "fight", "player": "Ann" if len(drawn) % 3 else "Ben"}, "web")
+                elif fight["roll"] is None:
+                    drawn.append(camera.roll_pip(rng.randint(1, 3) if len(drawn) >= 12 else None))
+                    for _ in range(200):  # until the die lies still and is read once
+                        stamp, frame = camera.read()
+                        reading = settler.feed(stamp, frame, 1)
+                        if reading is not None:
+                            watcher.handle(reading, frame)
+                            break
+                    else:
+                        raise AssertionError("the demo's die never settled")
+                else:
+                    choice = next(m for m in legal if m["cmd"] in ("lose_life", "spend_bullets"))
+                    if choice["cmd"] == "spend_bullets":
+                        choice = {**choice, "count": choice["count"]["min"]}
+                    table.submit(choice, "web")
+                assert len(drawn) < 120
+            rolls = [r["command"]["roll"] for r in table.records()
+                     if r["source"] == "camera" and r["command"]["cmd"] == "fight"]
+            assert rolls == drawn  # every die the camera threw was read as the value drawn, none missed
+            assert table.state()["winner"] in ("Ann", "Ben")
+        finally:
+            table.stop()
