@@ -25,6 +25,7 @@ smaller or larger, as a camera raised or lowered since calibration shows them.
 "Leaning" puts one leaning die alone on a held-out tray, which must read as one unknown die.
 "Night" replays the real photos as a game night whose wrong rolls are corrected and learned, and
 "table" reads them with one calibrated model under a changed lamp, camera and file (bench/table_night.py).
+"d6" scores the Zoo's pip reader on every labelled die of test_raw beside the published peer (bench/pips.py).
 Every set also prints "sure": among dice read as a face with confidence >= 0.9,
 how many were wrong (target <= 1 %). Times are for this machine; a Raspberry
 Pi 4 is about four times slower. Writes nothing into the repository.
@@ -61,6 +62,7 @@ from tools.train import match  # noqa: E402
 
 from dice_photos import SURE, bench_photos, sure_line  # noqa: E402  (bench/, beside this script)
 from other_dice import bench_other  # noqa: E402
+import pips as d6_bench  # noqa: E402  (bench/pips.py: the pip reader beside the published peer)
 import table_night  # noqa: E402  (bench/: a game night on the real photos, and the table changed)
 
 LABELS = ("bee", "honey", "zzz", "zombee", "unknown")
@@ -407,8 +409,8 @@ def main(argv=None) -> int:
     ap.add_argument("--settle-rolls", type=int, default=10)
     ap.add_argument("--photos", type=Path, default=ROOT.parent / "shared" / "dice-photos",
                     help="the real dice photos with labels and score.py (default: ../shared/dice-photos)")
-    ap.add_argument("--only", choices=("photos", "other", "night", "table", "rendered", "pips", "moved", "leaning",
-                                       "speed"),
+    ap.add_argument("--only", choices=("photos", "other", "night", "table", "d6", "rendered", "pips", "moved",
+                                       "leaning", "speed"),
                     help="run one part")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
@@ -428,6 +430,8 @@ def main(argv=None) -> int:
                 table_night.night(args.photos, 1, scale)
         if args.only in (None, "table"):
             table_night.table(args.photos)
+        if args.only in (None, "d6"):  # the Zoo's plain die: every labelled die of test_raw, beside the peer
+            d6_bench.main(["--photos", str(args.photos)])
     if args.only in (None, "rendered"):
         bench_default(args.default_images)
         bench_default(args.default_images, art=True)

@@ -21,7 +21,7 @@ __all__ = ["PipDie", "UNKNOWN", "read_d6"]
 
 UNKNOWN = "unknown"
 FOUND = 0.3  # the finder's heat at a die's centre: below it, no die
-SURE = 0.5  # the reader's belief in a value: below it, the die is unknown
+SURE = 0.6  # the reader's belief in a value: below it, the die is unknown
 NONE = READER_CLASSES.index("none")
 NEAR = 0.55  # two finds closer than this share of their box are one die
 TURNS = 1  # each crop is read this many quarter turns and the beliefs averaged: a steadier reading
