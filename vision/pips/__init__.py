@@ -24,7 +24,7 @@ FOUND = 0.3  # the finder's heat at a die's centre: below it, no die
 SURE = 0.6  # the reader's belief in a value: below it, the die is unknown
 NONE = READER_CLASSES.index("none")
 NEAR = 0.55  # two finds closer than this share of their box are one die
-TURNS = 1  # each crop is read this many quarter turns and the beliefs averaged: a steadier reading
+TURNS = 4  # a crop is read in its four quarter turns, the beliefs averaged (tuning half: 94.0 % of dice, 92.2 % once)
 
 
 @dataclass(frozen=True)
