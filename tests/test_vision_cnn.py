@@ -7,14 +7,15 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from vision.name import model as vm
-from vision.demo import render
 from tools.crop_arrays import conv_pool, crop_proba
 from tools.export_onnx import to_cropnet
-from vision.name.cnn import SIDE, joined
-from vision.name.cropnet import CropNet, CropNetError, metadata
-from vision.reader import DiceReader
 from tools.train import match
+from vision.demo import render
+from vision.name import model as vm
+from vision.name.cnn import SIDE, joined
+from vision.name.cropnet import CropNet, CropNetError
+from vision.onnx import metadata
+from vision.reader import DiceReader
 
 
 def _random_network(rng, width=4, hidden=8):
@@ -65,7 +66,7 @@ def test_crops_of_the_wrong_size_are_refused_naming_the_shape():
 
 def test_a_network_made_for_other_faces_or_not_onnx_at_all_is_refused_by_name(tmp_path):
     good = to_cropnet(_random_network(np.random.default_rng(0)))
-    with pytest.raises(CropNetError, match="names the faces bee, honey, zzz, zombee, unknown; this reader needs"):
+    with pytest.raises(CropNetError, match="answers bee, honey, zzz, zombee, unknown; this reader needs"):
         CropNet(good.data, "other.onnx", ("a", "b", "c", "d", "e"))
     (tmp_path / "cut.onnx").write_bytes(good.data[: len(good.data) // 2])
     with pytest.raises(CropNetError, match="cut.onnx.*cannot be read"):

@@ -131,26 +131,26 @@ def test_real_photo_sure_readings_are_right():
 
 
 def test_the_networks_files_say_what_they_read():
-    from vision.pips.net import FINDER_CLASSES, FINDER_ONNX, READER_CLASSES, READER_ONNX, OnnxNet
-    finder, reader = OnnxNet.load(FINDER_ONNX, FINDER_CLASSES), OnnxNet.load(READER_ONNX, READER_CLASSES)
+    from vision.pips.net import FINDER_CLASSES, FINDER_ONNX, READER_CLASSES, READER_ONNX, PipNet
+    finder, reader = PipNet.load(FINDER_ONNX, FINDER_CLASSES), PipNet.load(READER_ONNX, READER_CLASSES)
     assert (finder.side, finder.stride, finder.classes) == (320, 4, FINDER_CLASSES)
     assert reader.classes == ("1", "2", "3", "4", "5", "6", "unknown", "none") and reader.side == 32
 
 
 def test_a_damaged_network_file_is_refused_by_name(tmp_path):
-    from vision.pips.net import READER_CLASSES, READER_ONNX, OnnxNet, PipNetError
+    from vision.pips.net import READER_CLASSES, READER_ONNX, PipNet, PipNetError
     bad = tmp_path / "pips_read.onnx"
     bad.write_bytes(READER_ONNX.read_bytes()[:5000])
     with pytest.raises(PipNetError, match="pips_read.onnx.*damaged"):
-        OnnxNet.load(bad, READER_CLASSES)
+        PipNet.load(bad, READER_CLASSES)
     with pytest.raises(PipNetError, match="missing.onnx"):
-        OnnxNet.load(tmp_path / "missing.onnx", READER_CLASSES)
+        PipNet.load(tmp_path / "missing.onnx", READER_CLASSES)
 
 
 def test_a_network_made_for_other_answers_is_refused_by_name():
-    from vision.pips.net import FINDER_ONNX, READER_CLASSES, OnnxNet, PipNetError
+    from vision.pips.net import FINDER_ONNX, READER_CLASSES, PipNet, PipNetError
     with pytest.raises(PipNetError, match="pips.onnx.*answers heat"):
-        OnnxNet.load(FINDER_ONNX, READER_CLASSES)
+        PipNet.load(FINDER_ONNX, READER_CLASSES)
 
 
 def _cli(argv):

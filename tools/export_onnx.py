@@ -15,8 +15,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 from tools.crop_arrays import KEYS, LAYERS
 from vision.name.cnn import SIDE
-from vision.name.cropnet import CLASSES_KEY, SIDE_KEY, CropNet
+from vision.name.cropnet import CropNet
 from vision.name.model import CLASSES
+from vision.onnx import CLASSES_KEY, SIDE_KEY
 
 
 def crop_graph(cnn: dict, classes=CLASSES, side: int = SIDE) -> onnx.ModelProto:

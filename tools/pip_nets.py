@@ -16,7 +16,8 @@ import torch
 from onnx import TensorProto, helper, numpy_helper
 from torch import nn
 
-from vision.pips.net import (CLASSES_KEY, FINDER_CLASSES, READER_CLASSES, SIDE_KEY, STRIDE_KEY, OnnxNet)
+from vision.onnx import CLASSES_KEY, SIDE_KEY, STRIDE_KEY
+from vision.pips.net import FINDER_CLASSES, READER_CLASSES, PipNet
 
 
 def _cbr(cin, cout, stride=1):
@@ -155,5 +156,5 @@ def check_export(net, model: onnx.ModelProto, x: np.ndarray, classes) -> float:
     net.eval()
     with torch.no_grad():
         want = net(torch.tensor(x)).numpy()
-    got = OnnxNet(model.SerializeToString(), "check", classes).forward(x)
+    got = PipNet(model.SerializeToString(), "check", classes).forward(x)
     return float(np.abs(want - got).max())

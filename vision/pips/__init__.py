@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.images import check_frame
 
-from .net import (FINDER_CLASSES, FINDER_ONNX, READER_CLASSES, READER_ONNX, OnnxNet, crop, finder_input,
+from .net import (FINDER_CLASSES, FINDER_ONNX, READER_CLASSES, READER_ONNX, PipNet, crop, finder_input,
                   peaks)
 
 __all__ = ["PipDie", "UNKNOWN", "read_d6"]
@@ -41,9 +41,9 @@ class PipDie:
 
 
 @functools.lru_cache(maxsize=None)
-def networks() -> tuple[OnnxNet, OnnxNet]:
+def networks() -> tuple[PipNet, PipNet]:
     """The shipped finder and reader, loaded once."""
-    return OnnxNet.load(FINDER_ONNX, FINDER_CLASSES), OnnxNet.load(READER_ONNX, READER_CLASSES)
+    return PipNet.load(FINDER_ONNX, FINDER_CLASSES), PipNet.load(READER_ONNX, READER_CLASSES)
 
 
 def _apart(found):
@@ -55,7 +55,7 @@ def _apart(found):
     return kept
 
 
-def read_d6(frame, nets: tuple[OnnxNet, OnnxNet] | None = None) -> list[PipDie]:
+def read_d6(frame, nets: tuple[PipNet, PipNet] | None = None) -> list[PipDie]:
     """Every pip die in a BGR photo, top to bottom then left to right."""
     frame = check_frame(frame)
     finder, reader = nets or networks()

@@ -11,61 +11,30 @@ and class names are in each file's metadata, so a file made for something else i
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from companion.errors import CompanionError
-from vision.name.cropnet import metadata
+from ..onnx import NetError, OnnxNet
 
 MODELS = Path(__file__).parent.parent / "models"
 FINDER_ONNX, READER_ONNX = MODELS / "pips.onnx", MODELS / "pips_read.onnx"
-SIDE_KEY, CLASSES_KEY, STRIDE_KEY = "input_side", "classes", "stride"
 FINDER_CLASSES = ("heat", "dx", "dy", "size")
 READER_CLASSES = ("1", "2", "3", "4", "5", "6", "unknown", "none")
 LOG_SIZE = 5.0  # the finder's size output times this is the log of the box in cells (up to 148 cells)
 CROP = 1.5  # a die's crop is this many times its box: the whole die and a rim of what is round it
 
 
-class PipNetError(CompanionError, ValueError):
+class PipNetError(NetError):
     """A pip network file that cannot be read, or that was made for another job."""
 
 
-class OnnxNet:
-    """One ONNX network with its metadata; a lock round the forward pass (a cv2.dnn.Net holds its input)."""
+class PipNet(OnnxNet):
+    """The pip finder or the pip reader."""
 
-    def __init__(self, data: bytes, source: str, classes: tuple[str, ...]):
-        self.source = source
-        try:
-            meta = metadata(bytes(data))
-            self.side = int(meta[SIDE_KEY])
-            self.stride = int(meta.get(STRIDE_KEY, "1"))
-            self.classes = tuple(meta[CLASSES_KEY].split(","))
-            self._net = cv2.dnn.readNetFromONNX(np.frombuffer(bytes(data), np.uint8))
-        except (ValueError, KeyError, UnicodeDecodeError, cv2.error) as exc:
-            raise PipNetError(f"pip network {source!r} cannot be read ({type(exc).__name__}): damaged or not ONNX") \
-                from None
-        if self.classes != tuple(classes):
-            raise PipNetError(f"pip network {source!r} answers {', '.join(self.classes)}; "
-                              f"this reader needs {', '.join(classes)}")
-        self._net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
-        self._lock = threading.Lock()
-
-    @classmethod
-    def load(cls, path, classes) -> "OnnxNet":
-        path = Path(path)
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise PipNetError(f"pip network {str(path)!r} cannot be read: {exc.strerror or exc}") from None
-        return cls(data, str(path), classes)
-
-    def forward(self, blob: np.ndarray) -> np.ndarray:
-        with self._lock:
-            self._net.setInput(np.ascontiguousarray(blob, np.float32))
-            return self._net.forward()
+    WHAT = "pip network"
+    ERROR = PipNetError
 
 
 def crop(frame: np.ndarray, x: float, y: float, box: float, side: int) -> np.ndarray:
