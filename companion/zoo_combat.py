@@ -118,12 +118,18 @@ def _start(zoo: Zoo, cmd: Fight) -> list[Event]:
     return [Event.said("fight", "{name} fights a zombie: roll the die.", hero.name, name=hero.name)]
 
 
-def spend_bullets(zoo: Zoo, cmd: SpendBullets) -> list[Event]:
-    combat, hero = _open(zoo, cmd, "spend bullets")
+def _after_roll(zoo: Zoo, cmd: Any, doing: str, rule: str) -> tuple[Combat, Hero, str, int]:
+    """(fight, hero, the command quoted, what the roll still needs) of a choice made after a roll of 1-3,
+    or a refusal quoting rule when no roll waits for one."""
+    combat, hero = _open(zoo, cmd, doing)
     given = quote(cmd.to_dict())
     if combat.roll is None:
-        raise IllegalCommand(f"{given}: bullets are added to a roll of 1-3, and no roll waits; {_where(combat)}")
-    needs = combat.needs()
+        raise IllegalCommand(f"{given}: {rule}, and no roll waits; {_where(combat)}")
+    return combat, hero, given, combat.needs()
+
+
+def spend_bullets(zoo: Zoo, cmd: SpendBullets) -> list[Event]:
+    combat, hero, given, needs = _after_roll(zoo, cmd, "spend bullets", "bullets are added to a roll of 1-3")
     if cmd.count > hero.bullets:
         raise IllegalCommand(f"{given}: {hero.name} has {counted(hero.bullets, 'bullet')}, so can spend at most "
                              f"{hero.bullets}" + ("" if hero.bullets >= needs else "; lose_life instead"))
@@ -137,11 +143,7 @@ def spend_bullets(zoo: Zoo, cmd: SpendBullets) -> list[Event]:
 
 
 def lose_life(zoo: Zoo, cmd: LoseLife) -> list[Event]:
-    combat, hero = _open(zoo, cmd, "lose a life in a fight")
-    given = quote(cmd.to_dict())
-    if combat.roll is None:
-        raise IllegalCommand(f"{given}: a life is lost for a roll of 1-3, and no roll waits; {_where(combat)}")
-    needs = combat.needs()
+    combat, hero, given, needs = _after_roll(zoo, cmd, "lose a life in a fight", "a life is lost for a roll of 1-3")
     if not may_lose_life(hero, needs):
         raise IllegalCommand(
             f"{given}: bullets are spent before the last life, and {hero.name}'s "
