@@ -202,6 +202,9 @@ def test_a_whole_zoo_game_in_demo_mode_is_read_off_the_demo_cameras_pip_die():
         try:
             table.submit({"cmd": "new_game", "game": "zoo", "players": ["Ann", "Ben"]}, "web")
             camera = demo_camera()
+            # the same throws every run: where the die lands and what it shows (a five read unknown now and
+            # then is the reader's figure in bench/pips.py, not this test's question)
+            camera.rng = np.random.default_rng(56)
             camera.realtime = False  # frames as fast as they are asked for, with the camera's own timestamps
             settler = Settler(0.3, PipReader())
             watcher = TrayWatcher(table, lambda: camera, settler, pip_settler=settler)
