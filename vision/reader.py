@@ -13,7 +13,7 @@ from .cut.features import dice_maps, dice_views
 from .cut.symbol import dice_patches, dice_symbols
 from .find.clusters import DEFAULT_SIDE
 from .find.counting import count_check
-from .find.detect import DARKER, Detection, detect, size_off
+from .find.detect import DARKER, Detection, detect, raised, size_off
 from .images import check_frame, resized
 from .name.cnn import looks
 from .name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, load_model, surer_face
@@ -198,6 +198,12 @@ class DiceReader:
                     if len(more) >= 2 * len(dice):  # most read smaller: a camera raised since, more likely
                         moved = det.moved / self.model.side  # than another set (what is said, moved_words)
                     dice = more
+        elif expected is None and not dice and self.model.side and (size := raised(det.smaller, self.model.side)):
+            # Untold, and every die smaller than taught, too unlike in size to agree on one (their own set and
+            # another's, both shrunk): a camera raised since calibration shows ours as the largest of them
+            more = self.smaller_too(frame, shrink, back, replace(det, moved=size), dice)
+            if more is not None:
+                moved, dice = size / self.model.side, more
         if not self.model.side and dice and side0 >= BLOCK_LOOK * DEFAULT_SIDE:
             halves = self.cut_in_half(work0, side0, dice, expected, seen0)
             if halves is not None:

@@ -201,6 +201,14 @@ def moved_side(regions: list[Region], side: float) -> tuple[float, float]:
     return off(seen), off(lone)
 
 
+def raised(smaller: tuple, side: float) -> float:
+    """The side our dice would measure under a raised camera, from the dice left out as smaller
+    (Detection.smaller: x, y, long side): the median of the largest that a moved camera could show
+    (MOVED_MOST) and those at least 0.85 of it; 0.0 when none could be ours."""
+    sides = sorted((s for _, _, s in smaller if size_off(s, side) <= MOVED_MOST), reverse=True)
+    return float(np.median([s for s in sides if s >= 0.85 * sides[0]])) if sides else 0.0
+
+
 def _agreed(regions: list[Region], dark_share: float) -> float:
     shorts = square_sides(regions, dark_share)
     return agreed_side(shorts) if shorts else 0.0
