@@ -198,6 +198,8 @@ class DiceReader:
                     if len(more) >= 2 * len(dice):  # most read smaller: a camera raised since, more likely
                         moved = det.moved / self.model.side  # than another set (what is said, moved_words)
                     dice = more
+            elif expected is None and det.moved > self.model.side:
+                dice = self.unknown_larger(frame, shrink, back, det, dice) or dice
         elif expected is None and not dice and self.model.side and (size := raised(det.smaller, self.model.side)):
             # Untold, and every die smaller than taught, too unlike in size to agree on one (their own set and
             # another's, both shrunk): a camera raised since calibration shows ours as the largest of them
@@ -237,6 +239,20 @@ class DiceReader:
         if moved.check is None and (det.check is not None or faces_read(again) > faces_read(dice) + CLEARLY_BETTER):
             return work, back, moved, again
         return None
+
+    def unknown_larger(self, frame: np.ndarray, shrink: float, back: float, det: Detection,
+                       dice: list[Die]) -> list[Die] | None:
+        """dice, each read unknown replaced by the face read at its place in a copy of the frame that shows
+        the dice at the size calibration saw them, when most measure larger (det.moved: a camera lowered
+        since); None when that reads none of them as a face. Untold, only a die's own second look: the
+        whole frame read again smaller finds other dice in light dice's shades, and a count may change."""
+        work, moved_back = working(frame, shrink * self.model.side / det.moved)
+        seen = {}
+        found = [scaled(d, moved_back / back) for d in self.classify(work, self.detect(work, None, seen=seen), seen)]
+        near = 0.4 * det.moved  # of a die's side, in the pixels of dice
+        out = [next((f for f in found if f.face != "unknown" and abs(f.x - d.x) <= near and abs(f.y - d.y) <= near), d)
+               if d.face == "unknown" else d for d in dice]
+        return out if out != dice else None
 
     def smaller_too(self, frame: np.ndarray, shrink: float, back: float, det: Detection,
                     dice: list[Die]) -> list[Die] | None:
