@@ -158,7 +158,7 @@ def _marked_names(images, folder: Path) -> dict:
 def cmd_read(args) -> int:
     from .camera.view import annotate
     from .images import read_image
-    from .reader import moved_words
+    from .moved import moved_words
 
     if args.dice == "d6":
         return _read_d6(args)

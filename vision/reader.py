@@ -7,8 +7,6 @@ from pathlib import Path
 
 import numpy as np
 
-from companion.events import N_
-
 from .cut.features import dice_maps, dice_views
 from .cut.symbol import dice_patches, dice_symbols
 from .find.clusters import DEFAULT_SIDE
@@ -395,28 +393,6 @@ def _patches(frame: np.ndarray, det: Detection, todo: list, have: dict) -> np.nd
 def scaled(d: Die, k: float) -> Die:
     """The die with its position and box in pixels k times as large (another copy of the frame)."""
     return replace(d, x=int(round(d.x * k)), y=int(round(d.y * k)), box=tuple(int(round(v * k)) for v in d.box))
-
-
-# What is said of dice read at a smaller size than taught, by the CLI and camera view here and by the
-# tray watcher's notice (vision/tray.py), which the phones translate (babel.cfg extracts this file)
-LOOK_SMALLER = N_("The dice look smaller than when they were taught: if the camera was raised, teach the "
-                  "dice again for the surest reading.")
-
-
-def moved_words(measured: float, read: bool = False) -> str | None:
-    """What to do about dice that measure `measured` times their taught size (Reading.measured), in
-    English; None when they measure it (within CLEARLY_MOVED) or nothing was taught. read: they were
-    read at the size they measure (Reading.moved)."""
-    if not measured or size_off(measured, 1.0) < CLEARLY_MOVED:
-        return None
-    times = round(measured, 2)
-    if times < 1 and read:
-        return LOOK_SMALLER
-    if times < 1:  # untold, left out as another set's dice (smaller_too read none)
-        return (f"Most dice look smaller than the ones taught ({times} times their size) and are not read: "
-                "if the camera was raised, put it back or teach the dice again.")
-    return (f"The dice look larger than the ones taught ({times} times their size): if the camera was "
-            "lowered, put it back or teach the dice again.")
 
 
 def faces_read(dice: list[Die]) -> float:

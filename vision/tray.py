@@ -28,7 +28,8 @@ from companion.zombee_dice import DICE
 
 from .camera.latest import LatestFrame
 from .doubt import Asking, doubted
-from .reader import LOOK_SMALLER, Reading
+from .moved import LOOK_SMALLER
+from .reader import Reading
 
 IDLE_S = 0.2  # how often an idle camera looks whether a ZomBee game has begun
 SAME_SPOT_PX = 12  # a die that moved less than this did not take part in a roll

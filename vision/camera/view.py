@@ -20,7 +20,8 @@ import numpy as np
 from companion.errors import CameraError
 
 from ..find.detect import SMALL, brightest
-from ..reader import Reading, moved_words
+from ..moved import moved_words
+from ..reader import Reading
 from .latest import LatestFrame, Shot
 
 DARK_LEVEL = 70  # the tray's brightness (0-255) below which dice cannot be told apart reliably
