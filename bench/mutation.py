@@ -37,6 +37,7 @@ TARGETS = {
                             "-k", "not thousands_of_games"],
     "companion/zombee_dice.py": ["tests/test_zombee_dice.py", "tests/test_zombee.py"],
     "companion/zoo.py": ["tests/test_zoo.py", "tests/test_zoo_props.py", "tests/test_legal.py"],
+    "companion/zoo_combat.py": ["tests/test_zoo_combat.py", "tests/test_zoo.py", "tests/test_legal.py"],
     "companion/commands.py": ["tests/test_commands.py", "tests/test_engine.py", "tests/test_limits.py"],
     "companion/logfile.py": ["tests/test_gamelog_files.py", "tests/test_gamelog.py",
                              "tests/test_web_api.py::test_a_command_is_committed_to_the_synced_log_file_before_the_phone_is_answered"],
