@@ -253,3 +253,33 @@ def test_commands_round_trip_through_json():
         assert parse_command(cmd).to_dict() == cmd
     with pytest.raises(BadCommand, match="count"):
         parse_command({"cmd": "spend_bullets", "player": "Ann", "count": 0})
+
+
+def test_with_two_lives_left_a_hero_holding_bullets_enough_may_still_lose_one():
+    e = zoo()
+    run(e, {"cmd": "life", "player": "Ann", "delta": -3}, fight())
+    events = run(e, fight(roll=2))
+    assert events[-1].text == "Ann rolled 2: spend 2 bullets or lose a life and roll again."
+    assert lose() in combat_moves(e)
+    run(e, lose())  # not the last life: keeping the bullets is the hero's choice
+    assert hero(e, "Ann")["life"] == 1 and e.state()["fight"]["roll"] is None
+
+
+def test_the_last_life_waits_for_bullets_that_reach_four_exactly():
+    e = zoo()
+    run(e, {"cmd": "life", "player": "Ann", "delta": -4}, {"cmd": "bullets", "player": "Ann", "delta": -3}, fight())
+    events = run(e, fight(roll=2))  # two bullets, and the 2 needs two
+    assert events[-1].text == "Ann rolled 2: spend 2 bullets, as bullets go before the last life."
+    assert combat_moves(e) == [spend({"min": 2, "max": 2})]
+    refused(e, lose(), "bullets are spent before the last life")
+    said = refused(e, spend(3), "has 2 bullets, so can spend at most 2")
+    assert "lose_life" not in said  # the two bullets do reach four: losing the last life is no way out
+
+
+def test_one_bullet_short_of_four_the_last_life_goes():
+    e = zoo()
+    run(e, {"cmd": "life", "player": "Ann", "delta": -4}, {"cmd": "bullets", "player": "Ann", "delta": -4}, fight())
+    events = run(e, fight(roll=2))  # one bullet, and the 2 needs two
+    assert events[-1].text == "Ann rolled 2, and bullets cannot bring it to 4: the last life is lost."
+    assert combat_moves(e) == [lose()]
+    assert "lose_life instead" in refused(e, spend(2), "has 1 bullet, so can spend at most 1")
