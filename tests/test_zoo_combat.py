@@ -283,3 +283,12 @@ def test_one_bullet_short_of_four_the_last_life_goes():
     assert events[-1].text == "Ann rolled 2, and bullets cannot bring it to 4: the last life is lost."
     assert combat_moves(e) == [lose()]
     assert "lose_life instead" in refused(e, spend(2), "has 1 bullet, so can spend at most 1")
+
+
+def test_out_of_bullets_with_two_lives_left_one_is_lost_and_the_fight_goes_on():
+    e = zoo()
+    run(e, {"cmd": "life", "player": "Ann", "delta": -3}, {"cmd": "bullets", "player": "Ann", "delta": -5}, fight())
+    events = run(e, fight(roll=1))
+    assert events[-1].text == "Ann rolled 1, and bullets cannot bring it to 4: lose a life and roll again."
+    run(e, lose())
+    assert hero(e, "Ann")["alive"] and e.state()["fight"] == {"player": "Ann", "roll": None, "needs": None, "rolls": [1]}
