@@ -35,3 +35,12 @@ class Clock:
 @pytest.fixture
 def clock():
     return Clock()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Debian Chromium for a test module's pages (support/browser.py; a module may set its own)."""
+    from support.browser import chromium
+
+    with chromium() as b:
+        yield b

@@ -17,18 +17,12 @@ from vision.doubt import Asking
 from web import create_app
 from web.serve import ServerThread
 
-from support.browser import OUT, chromium, needs_chromium
+from support.browser import OUT, needs_chromium
 
 pytestmark = needs_chromium
 PIN = "246813"
 FACES = ["bee", "bee", "honey", "zzz", "zombee"]
 SPOTS = [(110, 100), (300, 120), (500, 300), (200, 350), (420, 190)]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from companion.table import Table
 from web import create_app
 from web.serve import ServerThread
 
-from support.browser import OUT, chromium, needs_chromium
+from support.browser import OUT, needs_chromium
 
 PIN = "246813"
 PHONE = {"width": 390, "height": 844}
@@ -38,12 +38,6 @@ ZOO = [
     {"cmd": "kill", "player": "Cal", "count": 2}, {"cmd": "kill", "player": "Ann", "count": 4},
     {"cmd": "collect_lock", "player": "Ann", "lock": "tiger_trail"},
 ]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 def start_site(table, **config):

@@ -14,16 +14,10 @@ from companion.table import Table
 from web import create_app
 from web.serve import ServerThread
 
-from support.browser import OUT, chromium, needs_chromium
+from support.browser import OUT, needs_chromium
 
 PIN = "246813"
 pytestmark = needs_chromium
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture

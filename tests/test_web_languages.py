@@ -13,7 +13,7 @@ from companion.table import Table
 from web import create_app
 from web.serve import ServerThread
 
-from support.browser import OUT, chromium, needs_chromium
+from support.browser import OUT, needs_chromium
 
 PIN = "246813"
 PHONE = {"width": 390, "height": 844}
@@ -60,12 +60,6 @@ ZOO = [
     {"cmd": "collect_lock", "player": "Ben", "lock": "lions_den"}, {"cmd": "undo"},
     {"cmd": "bullets", "player": "Ben", "delta": -7}, {"cmd": "life", "player": "Ben", "delta": -3},
 ]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture
