@@ -10,7 +10,7 @@ import argparse
 import re
 
 import pytest
-from test_web_browser import PHONE, PIN, browser, pytestmark, shot  # noqa: F401
+from test_web_browser import PHONE, PIN, pytestmark, shot  # noqa: F401
 
 from companion.zombee_dice import DICE
 from table_companion.run import build, shutdown

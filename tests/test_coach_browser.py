@@ -11,7 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from test_web_browser import (PHONE, PIN, browser, open_live, page, play, pytestmark, save_pin, shot,  # noqa: F401
+from test_web_browser import (PHONE, PIN, open_live, page, play, pytestmark, save_pin, shot,  # noqa: F401
                               start_site)
 
 from companion.coach import coach
