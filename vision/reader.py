@@ -238,15 +238,22 @@ class DiceReader:
             return work, back, moved, again
         return None
 
+    def _read_at(self, frame: np.ndarray, shrink: float, back: float, side: float) -> tuple[list[Die], float]:
+        """The dice read, untold, in a copy of the frame that shows dice measuring side (in the working frame
+        whose factor back to the frame is back) at the size calibration saw them, and the factor from that
+        copy's pixels to the working frame's."""
+        work, moved_back = working(frame, shrink * self.model.side / side)
+        seen = {}
+        return self.classify(work, self.detect(work, None, seen=seen), seen), moved_back / back
+
     def unknown_larger(self, frame: np.ndarray, shrink: float, back: float, det: Detection,
                        dice: list[Die]) -> list[Die] | None:
         """dice, each read unknown replaced by the face read at its place in a copy of the frame that shows
         the dice at the size calibration saw them, when most measure larger (det.moved: a camera lowered
         since); None when that reads none of them as a face. Untold, only a die's own second look: the
         whole frame read again smaller finds other dice in light dice's shades, and a count may change."""
-        work, moved_back = working(frame, shrink * self.model.side / det.moved)
-        seen = {}
-        found = [scaled(d, moved_back / back) for d in self.classify(work, self.detect(work, None, seen=seen), seen)]
+        found, k = self._read_at(frame, shrink, back, det.moved)
+        found = [scaled(d, k) for d in found]
         near = 0.4 * det.moved  # of a die's side, in the pixels of dice
         out = [next((f for f in found if f.face != "unknown" and abs(f.x - d.x) <= near and abs(f.y - d.y) <= near), d)
                if d.face == "unknown" else d for d in dice]
@@ -263,10 +270,7 @@ class DiceReader:
         the size they were taught at showed 6 of their 29 dice; read at their size, 28. Only where a die
         was left out: elsewhere the larger copy found dice in light dice's pips and shades. Told,
         moved_camera decides by the number thrown."""
-        work, moved_back = working(frame, shrink * self.model.side / det.moved)
-        seen = {}
-        found = self.classify(work, self.detect(work, None, seen=seen), seen)
-        k = moved_back / back  # from that frame's pixels to those of dice and det
+        found, k = self._read_at(frame, shrink, back, det.moved)
 
         def where_left_out(d: Die) -> bool:
             return any((d.x * k - x) ** 2 + (d.y * k - y) ** 2 <= (0.6 * size) ** 2 for x, y, size in det.smaller)
