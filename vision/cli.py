@@ -45,7 +45,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                          "reading gets a 'check' when the photo cannot show that many")
     rd.add_argument("--dice", choices=("zombee", "d6"), default="zombee",
                     help="which dice lie there: ZomBee dice (read by the model) or plain six-sided pip dice (d6, "
-                         "read by their pips, no model or calibration)")
+                         "read by the shipped pip networks, no calibration needed)")
     rd.set_defaults(func=cmd_read)
 
     w = sub.add_parser("watch", help="print each settled reading from a camera as a JSON line")
