@@ -153,6 +153,24 @@ def test_a_network_made_for_other_answers_is_refused_by_name():
         PipNet.load(FINDER_ONNX, READER_CLASSES)
 
 
+def _with_metadata(data: bytes, key: str, value: str) -> bytes:
+    """An ONNX file with one more metadata entry (ModelProto field 14) appended, as protobuf allows."""
+    def field(number: int, payload: bytes) -> bytes:
+        assert len(payload) < 128
+        return bytes([number << 3 | 2, len(payload)]) + payload
+    return data + field(14, field(1, key.encode()) + field(2, value.encode()))
+
+
+def test_a_reader_file_says_how_wide_it_crops_and_a_senseless_width_is_refused():
+    from vision.pips.net import READER_CLASSES, READER_ONNX, PipNet, PipNetError
+    shipped = READER_ONNX.read_bytes()
+    assert PipNet(_with_metadata(shipped, "crop", "1.25"), "tight.onnx", READER_CLASSES).crop == 1.25
+    with pytest.raises(PipNetError, match="wide.onnx.*crops 9.0 times"):
+        PipNet(_with_metadata(shipped, "crop", "9"), "wide.onnx", READER_CLASSES)
+    with pytest.raises(PipNetError, match="odd.onnx.*not a number"):
+        PipNet(_with_metadata(shipped, "crop", "wide"), "odd.onnx", READER_CLASSES)
+
+
 def _cli(argv):
     import argparse
 

@@ -17,7 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 from torch import nn
 
 from vision.onnx import CLASSES_KEY, SIDE_KEY, STRIDE_KEY
-from vision.pips.net import FINDER_CLASSES, READER_CLASSES, PipNet
+from vision.pips.net import CROP, CROP_KEY, FINDER_CLASSES, READER_CLASSES, PipNet
 
 
 def _cbr(cin, cout, stride=1):
@@ -135,7 +135,7 @@ def finder_onnx(net: Finder, side: int, stride: int) -> onnx.ModelProto:
                    {SIDE_KEY: str(side), STRIDE_KEY: str(stride), CLASSES_KEY: ",".join(FINDER_CLASSES)})
 
 
-def reader_onnx(net: Reader, side: int) -> onnx.ModelProto:
+def reader_onnx(net: Reader, side: int, factor: float = CROP) -> onnx.ModelProto:
     g = _Graph()
     x = g.scaled("crop")
     for i, conv in enumerate(net.convs):
@@ -148,7 +148,7 @@ def reader_onnx(net: Reader, side: int) -> onnx.ModelProto:
     x = g.node("Gemm", [x, g.const(net.d2.weight.detach().numpy()), g.const(net.d2.bias.detach().numpy())], transB=1)
     out = g.node("Softmax", [x], axis=1)
     return g.model("pip_reader", "crop", out, ["n", 3, side, side], ["n", len(READER_CLASSES)],
-                   {SIDE_KEY: str(side), CLASSES_KEY: ",".join(READER_CLASSES)})
+                   {SIDE_KEY: str(side), CLASSES_KEY: ",".join(READER_CLASSES), CROP_KEY: str(factor)})
 
 
 def check_export(net, model: onnx.ModelProto, x: np.ndarray, classes) -> float:

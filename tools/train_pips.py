@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from tools.pip_scenes import UNKNOWN, scene
-from vision.pips.net import LOG_SIZE, crop
+from vision.pips.net import CROP, LOG_SIZE, crop
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path("/tmp/pips-train")
@@ -32,6 +32,7 @@ STRIDE = 4
 WINDOW = 160  # the finder learns on windows of this side
 FINDER_SIDE = 320  # the photo's long side as the finder reads it
 READ_SIDE = 32  # a die's crop as the reader reads it (--side)
+READ_CROP = CROP  # a die's crop is this many times its box (--crop; written into the reader's file)
 NONE_CLASS, UNKNOWN_CLASS = 7, 6
 NO_DIE = -1  # the value of a place the last finder took for a die where none lies (a hole, a bar's end)
 REAL_CROPS = 12000  # crops cut from changed tuning photos before the reader learns
@@ -158,7 +159,8 @@ def crops_of(img, dice, rng, negatives: int):
         if v is None:
             continue
         j = box * 0.1
-        crops.append(crop(img, x + rng.normal(0, j), y + rng.normal(0, j), box * rng.uniform(0.85, 1.2), READ_SIDE))
+        crops.append(crop(img, x + rng.normal(0, j), y + rng.normal(0, j), box * rng.uniform(0.85, 1.2),
+                          READ_SIDE, READ_CROP))
         ys.append(NONE_CLASS if v == NO_DIE else UNKNOWN_CLASS if v == UNKNOWN else v - 1)
     dice = [d for d in dice if d[3] != NO_DIE]
     h, w = img.shape[:2]
@@ -168,7 +170,7 @@ def crops_of(img, dice, rng, negatives: int):
             break
         x, y = rng.uniform(0, w), rng.uniform(0, h)
         if all(math.hypot(x - d[0], y - d[1]) > 0.75 * max(d[2], typical) for d in dice):
-            crops.append(crop(img, x, y, typical * rng.uniform(0.8, 1.2), READ_SIDE))
+            crops.append(crop(img, x, y, typical * rng.uniform(0.8, 1.2), READ_SIDE, READ_CROP))
             ys.append(NONE_CLASS)
     return crops, ys
 
@@ -217,15 +219,19 @@ def finder_sample(rng, real, pool):
 
 
 def _side_tag() -> str:
-    return "" if READ_SIDE == 32 else f"_{READ_SIDE}"
+    """The caches' and weights' tag of a reader of another crop side or factor than the first one."""
+    return ("" if READ_SIDE == 32 else f"_{READ_SIDE}") + ("" if READ_CROP == CROP else f"_x{READ_CROP:g}")
 
 
 def _resumed(torch, net, name: str, resume: bool, lr: float) -> float:
     """Go on from the last run's weights (CACHE/name) at a third of the rate, or start afresh."""
     if not resume:
         return lr
-    net.load_state_dict(torch.load(CACHE / name))
-    print(f"going on from {CACHE / name}", flush=True)
+    saved, own = torch.load(CACHE / name), net.state_dict()
+    fits = {k: v for k, v in saved.items() if k in own and own[k].shape == v.shape}
+    net.load_state_dict(fits, strict=False)  # a reader of another crop side learns its dense layer afresh
+    print(f"going on from {CACHE / name}" + (f", afresh: {', '.join(sorted(set(own) - set(fits)))}"
+                                             if len(fits) < len(own) else ""), flush=True)
     return lr / 3
 
 
@@ -273,6 +279,29 @@ def train_finder(photos: Path, minutes: float, seed: int, out: Path, resume: boo
 
 
 # ---------------------------------------------------------------- the reader
+def jitter(x: np.ndarray, rng) -> np.ndarray:
+    """A batch of crops each changed afresh: its channels swapped or its colours inverted (a white die
+    with black pips becomes a black die with white ones), grey, its light, contrast and lamp colour,
+    blur and noise. The banks of crops are cut once; this keeps the reader from learning them by heart."""
+    n = len(x)
+    x = x.astype(np.float32)
+    perm = rng.random(n) < 0.5
+    for i in np.nonzero(perm)[0]:
+        x[i] = x[i][..., rng.permutation(3)]
+    inv = rng.random(n) < 0.25
+    x[inv] = 255 - x[inv]
+    grey = rng.random(n) < 0.15
+    x[grey] = x[grey].mean(axis=3, keepdims=True)
+    x = 255 * (x / 255) ** rng.uniform(0.7, 1.4, (n, 1, 1, 1))
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    x = (x - mean) * rng.uniform(0.6, 1.4, (n, 1, 1, 1)) + mean * rng.uniform(0.7, 1.3, (n, 1, 1, 1))
+    x = x * rng.uniform(0.8, 1.2, (n, 1, 1, 3))
+    for i in np.nonzero(rng.random(n) < 0.2)[0]:
+        x[i] = cv2.GaussianBlur(x[i], (0, 0), rng.uniform(0.4, 1.1))
+    x = x + rng.normal(0, 1, (n, 1, 1, 1)).clip(0) * 6 * rng.standard_normal(x.shape)
+    return np.clip(x, 0, 255).astype(np.uint8)
+
+
 def reader_real(rng, real, n: int):
     """n crops from the tuning photos, each photo changed as a whole first (scale, turn, light)."""
     crops, ys = [], []
@@ -291,7 +320,8 @@ def reader_real(rng, real, n: int):
     return crops, ys
 
 
-def train_reader(photos: Path, minutes: float, seed: int, out: Path, resume: bool = False) -> None:
+def train_reader(photos: Path, minutes: float, seed: int, out: Path, resume: bool = False,
+                 real_share: float = 0.5, jitter_crops: bool = False) -> None:
     import torch
     from tools.pip_nets import Reader, reader_onnx
     torch.manual_seed(seed)
@@ -320,9 +350,11 @@ def train_reader(photos: Path, minutes: float, seed: int, out: Path, resume: boo
         frac = (time.time() - start) / budget
         for g in opt.param_groups:
             g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * frac)) + 2e-5
-        ri = rng.integers(0, len(bank), 96)
-        si = rng.integers(0, len(sy), 96)
+        ri = rng.integers(0, len(bank), round(192 * real_share))
+        si = rng.integers(0, len(sy), 192 - len(ri))
         x = np.concatenate([bank[ri], synth[si]])
+        if jitter_crops:
+            x = jitter(x, rng)
         y = np.concatenate([bank_y[ri], sy[si]])
         k = int(rng.integers(0, 4))
         x = np.rot90(x, k, (1, 2))
@@ -339,12 +371,12 @@ def train_reader(photos: Path, minutes: float, seed: int, out: Path, resume: boo
             print(f"reader step {step} {time.time() - start:.0f}s loss {loss.item():.3f}", flush=True)
     net.eval()
     torch.save(net.state_dict(), CACHE / f"reader{_side_tag()}.pt")
-    out.write_bytes(reader_onnx(net, READ_SIDE).SerializeToString())
+    out.write_bytes(reader_onnx(net, READ_SIDE, READ_CROP).SerializeToString())
     print(f"reader: {step} steps, written {out}")
 
 
 def main(argv=None) -> int:
-    global READ_SIDE
+    global READ_SIDE, READ_CROP
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=("data", "finder", "reader"))
     ap.add_argument("--photos", default=str(ROOT.parent / "shared" / "dice-photos"))
@@ -354,18 +386,22 @@ def main(argv=None) -> int:
     ap.add_argument("--crop-scenes", type=int, default=3000, help="rendered trays cut into crops (data)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--resume", action="store_true", help="go on from the last run's weights (finder, reader)")
+    ap.add_argument("--real-share", type=float, default=0.5, help="share of each batch cut from real photos (reader)")
+    ap.add_argument("--jitter", action="store_true", help="change each batch's crops afresh (reader, see jitter)")
+    ap.add_argument("--crop", type=float, default=CROP, help="the reader's crop as a multiple of a die's box (data, reader)")
     ap.add_argument("--side", type=int, default=READ_SIDE, help="the reader's crop side (data, reader)")
     args = ap.parse_args(argv)
-    READ_SIDE = args.side
+    READ_SIDE, READ_CROP = args.side, args.crop
     cv2.setRNGSeed(args.seed)
     photos = Path(args.photos)
     models = ROOT / "vision" / "models"
     if args.what == "data":
-        make_data(args.seed, args.scenes if args.side == 32 else 0, args.crop_scenes)
+        make_data(args.seed, args.scenes if _side_tag() == "" else 0, args.crop_scenes)
     elif args.what == "finder":
         train_finder(photos, args.minutes, args.seed, Path(args.out or models / "pips.onnx"), args.resume)
     else:
-        train_reader(photos, args.minutes, args.seed, Path(args.out or models / "pips_read.onnx"), args.resume)
+        train_reader(photos, args.minutes, args.seed, Path(args.out or models / "pips_read.onnx"), args.resume,
+                     args.real_share, args.jitter)
     return 0
 
 

@@ -63,7 +63,7 @@ def read_d6(frame, nets: tuple[PipNet, PipNet] | None = None) -> list[PipDie]:
     found = _apart(peaks(finder.forward(blob), finder.stride, f, FOUND))
     if not found:
         return []
-    crops = np.stack([crop(frame, x, y, box, reader.side) for x, y, box, _ in found])
+    crops = np.stack([crop(frame, x, y, box, reader.side, reader.crop) for x, y, box, _ in found])
     seen = np.concatenate([np.rot90(crops, k, (1, 2)) for k in range(TURNS)])
     proba = reader.forward(seen.transpose(0, 3, 1, 2).astype(np.float32))
     proba = proba.reshape(TURNS, len(found), -1).mean(axis=0)

@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..onnx import NetError, OnnxNet
+from ..onnx import NetError, OnnxNet, metadata
 
 MODELS = Path(__file__).parent.parent / "models"
 FINDER_ONNX, READER_ONNX = MODELS / "pips.onnx", MODELS / "pips_read.onnx"
@@ -24,6 +24,7 @@ FINDER_CLASSES = ("heat", "dx", "dy", "size")
 READER_CLASSES = ("1", "2", "3", "4", "5", "6", "unknown", "none")
 LOG_SIZE = 5.0  # the finder's size output times this is the log of the box in cells (up to 148 cells)
 CROP = 1.5  # a die's crop is this many times its box: the whole die and a rim of what is round it
+CROP_KEY = "crop"  # the reader file's metadata: its crop factor, when not CROP
 
 
 class PipNetError(NetError):
@@ -36,11 +37,20 @@ class PipNet(OnnxNet):
     WHAT = "pip network"
     ERROR = PipNetError
 
+    def __init__(self, data: bytes, source: str, classes: tuple[str, ...]):
+        super().__init__(data, source, classes)
+        try:
+            self.crop = float(metadata(self.data).get(CROP_KEY, CROP))
+        except ValueError:
+            raise PipNetError(f"{self.WHAT} {source!r} has a crop factor that is not a number") from None
+        if not 1.0 <= self.crop <= 3.0:
+            raise PipNetError(f"{self.WHAT} {source!r} crops {self.crop} times a die's box; 1 to 3 makes sense")
 
-def crop(frame: np.ndarray, x: float, y: float, box: float, side: int) -> np.ndarray:
-    """The side x side crop round a die at (x, y) whose box is `box` pixels, CROP times the box, shrunk
-    by area (the pips stay whole); what lies beyond the photo's edge is black."""
-    half = max(2, int(round(CROP * box / 2)))
+
+def crop(frame: np.ndarray, x: float, y: float, box: float, side: int, factor: float = CROP) -> np.ndarray:
+    """The side x side crop round a die at (x, y) whose box is `box` pixels, `factor` times the box,
+    shrunk by area (the pips stay whole); what lies beyond the photo's edge is black."""
+    half = max(2, int(round(factor * box / 2)))
     cx, cy = int(round(x)), int(round(y))
     h, w = frame.shape[:2]
     x0, y0, x1, y1 = cx - half, cy - half, cx + half, cy + half
