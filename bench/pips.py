@@ -103,8 +103,11 @@ def summary(scores: list) -> str:
             f"sure {sure} wrong {sure_wrong} ({100 * sure_wrong / max(sure, 1):.2f} %)")
 
 
+NETS = None  # (finder, reader) when --reader names another reader file than the shipped one
+
+
 def ours(img) -> list:
-    return [d.to_dict() for d in read_d6(img)]
+    return [d.to_dict() for d in read_d6(img, NETS)]
 
 
 def peer_reader(path: Path):
@@ -205,7 +208,7 @@ def speed() -> float:
     times = []
     for _ in range(20):
         t = time.perf_counter()
-        read_d6(img)
+        read_d6(img, NETS)
         times.append(1000 * (time.perf_counter() - t))
     return statistics.median(times)
 
@@ -215,6 +218,7 @@ def main(argv=None) -> int:
     ap.add_argument("--photos", default=str(ROOT.parent / "shared" / "dice-photos"),
                     help="the labelled photos (default: ../shared/dice-photos beside the repository)")
     ap.add_argument("--peer", default=None, help="the peer's .tflite (default: ../shared/peers/byler-d6-dice.tflite)")
+    ap.add_argument("--reader", default=None, help="another pip reader file to score (default: the shipped one)")
     ap.add_argument("--no-variants", action="store_true", help="skip the changed photos")
     args = ap.parse_args(argv)
     photos = Path(args.photos)
@@ -222,6 +226,11 @@ def main(argv=None) -> int:
         print(f"no labelled photos in {str(photos / 'test_raw')!r} (use --photos)")
         return 1
     cv2.setNumThreads(1)
+    if args.reader:  # a newly trained reader, scored before it replaces the shipped one
+        global NETS
+        from vision.pips import networks
+        from vision.pips.net import READER_CLASSES, PipNet
+        NETS = (networks()[0], PipNet.load(args.reader, READER_CLASSES))
     labels = load_labels(photos)
     peer = peer_reader(Path(args.peer) if args.peer else photos.parent / "peers" / "byler-d6-dice.tflite")
     readers = {"pips": ours} | ({"peer": peer} if peer else {})
