@@ -42,6 +42,8 @@ UNLABELLED = (
      "a dark teal die with three yellow pips, right of the yellow 4"),
     ("t1_IMG_20191208_112353.jpg", ("test_raw",), (313, 378), (296, 360, 329, 393),
      "a smoky die with three red pips, between the red 3 and the 6"),
+    ("t1_IMG_20191208_111730.jpg", ("test_raw",), (316, 375), (299, 358, 333, 391),
+     "a small maroon die with two white pips, below the yellow 4"),
 )
 
 
