@@ -103,11 +103,11 @@ def summary(scores: list) -> str:
             f"sure {sure} wrong {sure_wrong} ({100 * sure_wrong / max(sure, 1):.2f} %)")
 
 
-NETS = None  # (finder, reader) when --reader names another reader file than the shipped one
-
-
-def ours(img) -> list:
-    return [d.to_dict() for d in read_d6(img, NETS)]
+def our_reader(nets=None):
+    """Our read of a photo, by the shipped networks or by (finder, reader) when nets are given."""
+    def read(img) -> list:
+        return [d.to_dict() for d in read_d6(img, nets)]
+    return read
 
 
 def peer_reader(path: Path):
@@ -196,7 +196,7 @@ def run(reader, photos: Path, labels: dict, names, change=None):
     return scores, times
 
 
-def speed() -> float:
+def speed(nets=None) -> float:
     """Median ms of read_d6 on a drawn 640x640 tray holding 25 dice."""
     from vision.pips.draw import draw_die, tray
     rng = np.random.default_rng(3)
@@ -204,11 +204,11 @@ def speed() -> float:
     for i in range(25):
         img = draw_die(img, 80 + 120 * (i % 5), 80 + 120 * (i // 5), int(rng.integers(1, 7)), side=40,
                        angle=float(rng.uniform(0, 90)))
-    read_d6(img)
+    read_d6(img, nets)
     times = []
     for _ in range(20):
         t = time.perf_counter()
-        read_d6(img, NETS)
+        read_d6(img, nets)
         times.append(1000 * (time.perf_counter() - t))
     return statistics.median(times)
 
@@ -226,14 +226,14 @@ def main(argv=None) -> int:
         print(f"no labelled photos in {str(photos / 'test_raw')!r} (use --photos)")
         return 1
     cv2.setNumThreads(1)
+    nets = None
     if args.reader:  # a newly trained reader, scored before it replaces the shipped one
-        global NETS
         from vision.pips import networks
         from vision.pips.net import READER_CLASSES, PipNet
-        NETS = (networks()[0], PipNet.load(args.reader, READER_CLASSES))
+        nets = (networks()[0], PipNet.load(args.reader, READER_CLASSES))
     labels = load_labels(photos)
     peer = peer_reader(Path(args.peer) if args.peer else photos.parent / "peers" / "byler-d6-dice.tflite")
-    readers = {"pips": ours} | ({"peer": peer} if peer else {})
+    readers = {"pips": our_reader(nets)} | ({"peer": peer} if peer else {})
     if not peer:
         print("peer: not run (needs ../shared/peers/byler-d6-dice.tflite and `pip install ai-edge-litert`)")
     for half, names in halves(labels).items():
@@ -241,7 +241,7 @@ def main(argv=None) -> int:
         for who, reader in readers.items():
             scores, times = run(reader, photos, labels, names)
             print(f"{who:5s} {summary(scores)}  ms {statistics.median(times):.1f} (slowest {max(times):.1f})")
-    print(f"\nspeed: 640x640 photo with 25 dice, one core: {speed():.1f} ms median of 20 (target <= 30)")
+    print(f"\nspeed: 640x640 photo with 25 dice, one core: {speed(nets):.1f} ms median of 20 (target <= 30)")
     if args.no_variants:
         return 0
     names = halves(labels)["held-out"]

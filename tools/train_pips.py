@@ -279,29 +279,6 @@ def train_finder(photos: Path, minutes: float, seed: int, out: Path, resume: boo
 
 
 # ---------------------------------------------------------------- the reader
-def jitter(x: np.ndarray, rng) -> np.ndarray:
-    """A batch of crops each changed afresh: its channels swapped or its colours inverted (a white die
-    with black pips becomes a black die with white ones), grey, its light, contrast and lamp colour,
-    blur and noise. The banks of crops are cut once; this keeps the reader from learning them by heart."""
-    n = len(x)
-    x = x.astype(np.float32)
-    perm = rng.random(n) < 0.5
-    for i in np.nonzero(perm)[0]:
-        x[i] = x[i][..., rng.permutation(3)]
-    inv = rng.random(n) < 0.25
-    x[inv] = 255 - x[inv]
-    grey = rng.random(n) < 0.15
-    x[grey] = x[grey].mean(axis=3, keepdims=True)
-    x = 255 * (x / 255) ** rng.uniform(0.7, 1.4, (n, 1, 1, 1))
-    mean = x.mean(axis=(1, 2, 3), keepdims=True)
-    x = (x - mean) * rng.uniform(0.6, 1.4, (n, 1, 1, 1)) + mean * rng.uniform(0.7, 1.3, (n, 1, 1, 1))
-    x = x * rng.uniform(0.8, 1.2, (n, 1, 1, 3))
-    for i in np.nonzero(rng.random(n) < 0.2)[0]:
-        x[i] = cv2.GaussianBlur(x[i], (0, 0), rng.uniform(0.4, 1.1))
-    x = x + rng.normal(0, 1, (n, 1, 1, 1)).clip(0) * 6 * rng.standard_normal(x.shape)
-    return np.clip(x, 0, 255).astype(np.uint8)
-
-
 def reader_real(rng, real, n: int):
     """n crops from the tuning photos, each photo changed as a whole first (scale, turn, light)."""
     crops, ys = [], []
@@ -321,7 +298,7 @@ def reader_real(rng, real, n: int):
 
 
 def train_reader(photos: Path, minutes: float, seed: int, out: Path, resume: bool = False,
-                 real_share: float = 0.5, jitter_crops: bool = False) -> None:
+                 real_share: float = 0.5) -> None:
     import torch
     from tools.pip_nets import Reader, reader_onnx
     torch.manual_seed(seed)
@@ -353,8 +330,6 @@ def train_reader(photos: Path, minutes: float, seed: int, out: Path, resume: boo
         ri = rng.integers(0, len(bank), round(192 * real_share))
         si = rng.integers(0, len(sy), 192 - len(ri))
         x = np.concatenate([bank[ri], synth[si]])
-        if jitter_crops:
-            x = jitter(x, rng)
         y = np.concatenate([bank_y[ri], sy[si]])
         k = int(rng.integers(0, 4))
         x = np.rot90(x, k, (1, 2))
@@ -387,7 +362,6 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None)
     ap.add_argument("--resume", action="store_true", help="go on from the last run's weights (finder, reader)")
     ap.add_argument("--real-share", type=float, default=0.5, help="share of each batch cut from real photos (reader)")
-    ap.add_argument("--jitter", action="store_true", help="change each batch's crops afresh (reader, see jitter)")
     ap.add_argument("--crop", type=float, default=CROP, help="the reader's crop as a multiple of a die's box (data, reader)")
     ap.add_argument("--side", type=int, default=READ_SIDE, help="the reader's crop side (data, reader)")
     args = ap.parse_args(argv)
@@ -401,7 +375,7 @@ def main(argv=None) -> int:
         train_finder(photos, args.minutes, args.seed, Path(args.out or models / "pips.onnx"), args.resume)
     else:
         train_reader(photos, args.minutes, args.seed, Path(args.out or models / "pips_read.onnx"), args.resume,
-                     args.real_share, args.jitter)
+                     args.real_share)
     return 0
 
 
