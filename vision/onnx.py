@@ -82,7 +82,7 @@ class OnnxNet:
     def __init__(self, data: bytes, source: str, classes: tuple[str, ...]):
         self.data, self.source = bytes(data), source
         try:
-            meta = metadata(self.data)
+            self.meta = meta = metadata(self.data)  # all of it, for what a kind of network adds (pips/net.py)
             self.side = int(meta[SIDE_KEY])
             self.stride = int(meta.get(STRIDE_KEY, "1"))
             self.classes = tuple(meta[CLASSES_KEY].split(","))

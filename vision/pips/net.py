@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..onnx import NetError, OnnxNet, metadata
+from ..onnx import NetError, OnnxNet
 
 MODELS = Path(__file__).parent.parent / "models"
 FINDER_ONNX, READER_ONNX = MODELS / "pips.onnx", MODELS / "pips_read.onnx"
@@ -40,7 +40,7 @@ class PipNet(OnnxNet):
     def __init__(self, data: bytes, source: str, classes: tuple[str, ...]):
         super().__init__(data, source, classes)
         try:
-            self.crop = float(metadata(self.data).get(CROP_KEY, CROP))
+            self.crop = float(self.meta.get(CROP_KEY, CROP))
         except ValueError:
             raise PipNetError(f"{self.WHAT} {source!r} has a crop factor that is not a number") from None
         if not 1.0 <= self.crop <= 3.0:
