@@ -216,13 +216,25 @@ def test_a_camera_lowered_since_calibration_reads_a_die_unknown_at_the_taught_si
 
 def test_a_lamps_v_across_a_glossy_three_does_not_hide_it(real_model, monkeypatch):
     """112342's glossy 3 has a lamp's V over its corner pip: read with the streak taken down
-    (features.deglared), it is a 3, not unknown; the other dice of the photo read as they did."""
+    (features.deglared), it is a 3, not unknown; the other dice of the photo read as they did. The
+    prototypes alone show it (the pip reader, which joins them on these pip dice, reads it anyway)."""
     from vision import reader
 
-    got = _real_readings(real_model, "t1_IMG_20191208_112342.jpg", "glare")
+    alone = replace(real_model, pips=())
+    got = _real_readings(alone, "t1_IMG_20191208_112342.jpg", "glare")
     assert sorted(g[:2] for g in got) == [("bee", "bee"), ("zombee", "zombee"), ("zombee", "zombee"), ("zzz", "zzz")]
     monkeypatch.setattr(reader, "GLARE_SURE", 1.01)  # the glare reading never taken
-    assert ("zzz", "unknown") in [g[:2] for g in _real_readings(real_model, "t1_IMG_20191208_112342.jpg", "glare")]
+    assert ("zzz", "unknown") in [g[:2] for g in _real_readings(alone, "t1_IMG_20191208_112342.jpg", "glare")]
+    assert ("zzz", "zzz") in [g[:2] for g in _real_readings(real_model, "t1_IMG_20191208_112342.jpg", "glare")]
+
+
+def test_pip_dice_taught_as_the_faces_are_read_by_their_pips_too(real_model, table_reader):
+    """The real set is pip dice, one count a face: calibration learns which count each face shows and
+    the pip reader joins the reading. A ZomBee table's dice have no pips and learn none."""
+    assert table_reader.model.pips == () and table_reader.model.report["pips"] is None
+    assert real_model.pips == (1, 2, 3, 4) and real_model.report["pips"] == {"bee": 1, "honey": 2, "zzz": 3, "zombee": 4}
+    assert 0 < real_model.pip_weight <= 1
+    assert any("pip dice (bee 1, honey 2, zzz 3, zombee 4)" in line for line in report_lines(real_model.report))
 
 
 def test_the_report_says_how_each_face_did(real_model):

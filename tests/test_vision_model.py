@@ -147,6 +147,23 @@ def test_a_damaged_second_way_of_comparing_is_refused_with_the_file_named(tmp_pa
         vm.load_model(path)
 
 
+@pytest.mark.parametrize("field, value", [("pips", np.array([1, 2, 2, 4])), ("pips", np.array([1, 2, 3])),
+                                          ("pips", np.array([1, 2, 3, 9])), ("pips", np.array("abc")),
+                                          ("pip_weight", np.nan), ("pip_weight", 0.0), ("pip_weight", 1.5)])
+def test_pip_counts_keep_in_the_file_and_damaged_ones_are_refused_with_the_file_named(tmp_path, field, value):
+    path = tmp_path / "pips.npz"
+    vm.save_model(replace(vm.load_model(), pips=(1, 2, 3, 6), pip_weight=0.5), path)
+    back = vm.load_model(path)
+    assert back.pips == (1, 2, 3, 6) and back.pip_weight == pytest.approx(0.5)
+    with np.load(path) as z:
+        data = {k: z[k] for k in z.files}
+    data[field] = np.asarray(value)
+    with open(path, "wb") as fh:
+        np.savez(fh, **data)
+    with pytest.raises(vm.ModelError, match="pips.npz"):
+        vm.load_model(path)
+
+
 def test_dice_read_two_ways_are_sure_only_of_a_face_both_ways_find_likely():
     views = np.array([[0.90, 0.08, 0.01, 0.005, 0.005], [0.45, 0.50, 0.02, 0.02, 0.01]])
     maps = np.array([[0.88, 0.10, 0.01, 0.005, 0.005], [0.97, 0.01, 0.01, 0.005, 0.005]])

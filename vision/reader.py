@@ -16,6 +16,8 @@ from .images import check_frame, resized
 from .name.cnn import looks
 from .name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, load_model, surer_face
 from .name.net import edges_read
+from .name.pipfaces import joined as pips_joined, places
+from .pips import beliefs
 
 
 @dataclass(frozen=True)
@@ -371,6 +373,8 @@ class DiceReader:
                 probs = both_ways(probs, self.model.second.predict_proba(
                     *self._features(self.model.second, frame, det, todo, have),
                     looks=self._looks(self.model.second, frame, det, todo, have)), self.model.second_weight)
+            if self.model.pips:  # pip dice taught as the faces: the pip reader reads them too
+                probs = pips_joined(probs, beliefs(frame, places(todo)), self.model.pips, self.model.pip_weight)
             for b, p in zip(todo, probs):
                 k = int(p.argmax())
                 face, conf = CLASSES[k], float(p[k])

@@ -37,6 +37,7 @@ from ..cut.features import DIM, VIEW_DIM, dihedral, view_dim
 from .cnn import joined
 from .cropnet import CropNet, CropNetError
 from .net import KEYS as NET_KEYS, edges_read, net_proba
+from .pipfaces import checked as pips_checked
 
 FORMAT_VERSION = 2
 CLASSES = DICE_FACES + ("unknown",)
@@ -85,6 +86,10 @@ class Model:
     # ways and the two readings joined (both_ways), the maps counting second_weight
     second: Model | None = field(default=None, repr=False)
     second_weight: float = 0.0
+    # pip dice taught as the faces: the count each face shows (bee, honey, zzz, zombee), whose pip reader's
+    # beliefs join the reading, counting pip_weight (pipfaces.py); () for dice with no pips
+    pips: tuple[int, ...] = ()
+    pip_weight: float = 0.0
     # (protos, as float32 columns, their squared lengths, each class's columns): worked out once (_prototypes)
     _compared: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -262,6 +267,9 @@ def model_bytes(model: Model, folder) -> bytes:
     if model.second is not None:  # older readers ignore these keys and read the first way alone
         arrays.update({SECOND + k: v for k, v in _arrays(model.second).items()})
         arrays["second_weight"] = np.array(model.second_weight, np.float32)
+    if model.pips:  # older readers ignore these keys and read by the prototypes alone
+        arrays["pips"] = np.array(model.pips, np.int8)
+        arrays["pip_weight"] = np.array(model.pip_weight, np.float32)
     out = io.BytesIO()  # a file object keeps numpy from appending .npz to a name
     np.savez_compressed(out, **arrays)
     return out.getvalue()
@@ -411,4 +419,10 @@ def _model(path: Path, data: dict) -> Model:
             raise ModelError(f"model file {str(path)!r} compares {model.descriptor} and {model.second.descriptor}: "
                              f"a model read both ways compares views first, then symbol maps")
         model.second_weight = float(np.clip(np.nan_to_num(data.get("second_weight", 0.0)), 0.0, 1.0))
+    if "pips" in data:
+        pips = pips_checked(data["pips"], data.get("pip_weight", 0.0))
+        if pips is None:
+            raise ModelError(f"model file {str(path)!r} has damaged pip counts: four different counts 1-6, "
+                             f"one a face, and a weight above 0 and at most 1")
+        model.pips, model.pip_weight = pips
     return model

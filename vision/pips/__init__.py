@@ -17,7 +17,7 @@ from vision.images import check_frame
 from .net import (FINDER_CLASSES, FINDER_ONNX, READER_CLASSES, READER_ONNX, PipNet, crop, finder_input,
                   peaks)
 
-__all__ = ["PipDie", "UNKNOWN", "read_d6"]
+__all__ = ["PipDie", "UNKNOWN", "beliefs", "read_d6"]
 
 UNKNOWN = "unknown"
 FOUND = 0.3  # the finder's heat at a die's centre: below it, no die
@@ -55,6 +55,20 @@ def _apart(found):
     return kept
 
 
+def beliefs(frame: np.ndarray, places, reader: PipNet | None = None) -> np.ndarray:
+    """(n, len(READER_CLASSES)) the reader's beliefs about the dice at places, (x, y, box) each in the
+    frame's pixels (box: the side of the square that holds the die as it lies), its crops read in
+    their four quarter turns and averaged. A calibrated ZomBee model of pip dice asks this too
+    (vision/name/pipfaces.py)."""
+    reader = reader or networks()[1]
+    if not len(places):
+        return np.zeros((0, len(READER_CLASSES)), np.float32)
+    crops = np.stack([crop(frame, x, y, box, reader.side, reader.crop) for x, y, box in places])
+    seen = np.concatenate([np.rot90(crops, k, (1, 2)) for k in range(TURNS)])
+    proba = reader.forward(seen.transpose(0, 3, 1, 2).astype(np.float32))
+    return proba.reshape(TURNS, len(places), -1).mean(axis=0)
+
+
 def read_d6(frame, nets: tuple[PipNet, PipNet] | None = None) -> list[PipDie]:
     """Every pip die in a BGR photo, top to bottom then left to right."""
     frame = check_frame(frame)
@@ -63,10 +77,7 @@ def read_d6(frame, nets: tuple[PipNet, PipNet] | None = None) -> list[PipDie]:
     found = _apart(peaks(finder.forward(blob), finder.stride, f, FOUND))
     if not found:
         return []
-    crops = np.stack([crop(frame, x, y, box, reader.side, reader.crop) for x, y, box, _ in found])
-    seen = np.concatenate([np.rot90(crops, k, (1, 2)) for k in range(TURNS)])
-    proba = reader.forward(seen.transpose(0, 3, 1, 2).astype(np.float32))
-    proba = proba.reshape(TURNS, len(found), -1).mean(axis=0)
+    proba = beliefs(frame, [(x, y, box) for x, y, box, _ in found], reader)
     out = []
     for (x, y, box, _), p in zip(found, proba):
         best = int(np.argmax(p))

@@ -33,6 +33,8 @@ from ..images import read_image
 from ..name.confidence import fit_confidence, log_likelihood, sure_means_sure, untaught_unknown
 from ..name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, gated, load_model, white
 from ..name.net import edges_read
+from ..name.pipfaces import PIP_WEIGHT, joined as pips_joined, pip_values, places
+from ..pips import beliefs
 from ..reader import WORK_SIDE, DiceReader, working
 from . import adapt
 from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
@@ -157,7 +159,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     # one random stream per descriptor: the copies made for one never shift those made for the other
     rngs = {"map": np.random.default_rng(seed), "views": np.random.default_rng([seed, 1]),
             "net": np.random.default_rng([seed, 2])}
-    dice, files, net_cuts = [], [], []
+    dice, files, net_cuts, pip_seen = [], [], [], []  # pip_seen: the pip reader's beliefs about each die
     photo_count = {}
     photo = 0
     for face, items in shots.items():
@@ -168,6 +170,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
                 det = first[f]
             check_mixed(checker, img, det, face, f)
             light = white(det.tray, sized.tray)  # as the calibrated model will see this photo
+            pip_seen.extend(beliefs(img, places(det.dice)))
             for b in det.dice:
                 files.append(f)
                 if base is not None and base.net is not None:
@@ -187,6 +190,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         det = detect(img, side=side, background=background, dark=dark)
         light = white(det.tray, sized.tray)
         pairs = paired(det.dice, roll, img.shape[1] / whole.shape[1], det.side)
+        pip_seen.extend(beliefs(img, places([b for b, _ in pairs])))
         for b, face in pairs:
             files.append(roll.path)
             if base is not None and base.net is not None:
@@ -258,7 +262,15 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             model.second_weight = SECOND_WEIGHT
             report = quality(both, truth, photo_count, model.threshold)
         report["untaught_unknown"] = None
+    left = both if both is not None else nets[pick][2] if nets.get(pick) is not None else model.proba(d.copy())
+    values = pip_values(np.array(pip_seen), truth)
+    if values:  # pip dice: the pip reader joins the reading when the dice left out read better so (pipfaces.py)
+        pipped = pips_joined(left, np.array(pip_seen), values, PIP_WEIGHT)
+        if log_likelihood(pipped, truth) > log_likelihood(left, truth):
+            model.pips, model.pip_weight = values, PIP_WEIGHT
+            report = {**report, **quality(pipped, truth, photo_count, model.threshold)}
     model.report = report
+    model.report["pips"] = dict(zip(DICE_FACES, model.pips)) or None
     model.report["network"] = model.net is not None
     model.report["compares"] = model.descriptor + (" and map" if model.second is not None else "")
     model.report["lamp_divided_out"] = model.balanced

@@ -64,6 +64,10 @@ def report_lines(report: dict) -> list[str]:
     lines.append(f"weakest face: {report['weakest']}; {report['advice']}")
     if report.get("network"):
         lines.append("the ZomBee network was refitted to these dice and names the faces together with them")
+    if report.get("pips"):
+        counts = ", ".join(f"{face} {n}" for face, n in report["pips"].items())
+        lines.append(f"pip dice ({counts}): the pip reader reads their pips together with these photos, "
+                     f"and a count no face shows reads unknown")
     if report.get("untaught_unknown") is not None:
         lines.append(f"a face never taught reads unknown {100 * report['untaught_unknown']:.0f}% of the time "
                      f"(each face hidden in turn)")

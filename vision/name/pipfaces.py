@@ -1,0 +1,82 @@
+"""Pip dice taught as the four faces: the pip reader's beliefs joined to the table's own prototypes.
+
+A table may play ZomBee with plain pip dice, one count of pips standing for each face (1 bee, 2
+honey, 3 zzz, 4 ZomBee, say). Six photos a face teach the prototypes this table's dice; the Zoo's
+pip reader (vision/pips) learned pips from thousands of dice of every colour, under lamps and
+cameras those six photos never showed. The prototypes' usual miss, a honey whose lamp highlight sits
+where a zzz has its middle pip, is not the pip reader's, and a 5 or a 6, which no face shows, it
+names as such rather than as "far from everything taught".
+
+Calibration learns which count each face shows (pip_values) and keeps it only when the dice of the
+photos left out are read better joined than by the prototypes alone (calibrate.py). The reader then
+joins the two for every die (joined): a weighted geometric mean, so a face either reading rules out
+stays down, and a count no face shows carries its belief to unknown.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from companion.commands import DICE_FACES
+
+# The pip reader's share of the joined reading. Rendered pip dice taught as the four faces (bench/vision.py
+# --only pips) read 91.1 % of dice alone; joined at 0.3 / 0.5 / 0.7 95.5 / 96.7 / 96.8 %, 0.7 with one
+# sure die wrong; the real photos' smaller dark dice (bench/other_dice.py) 53 / 57 / 56 of 64 (alone 53)
+PIP_WEIGHT = 0.5
+AGREE = 0.5  # of a face's calibration dice the pip reader must read as one count for it to be that face's
+VALUES = 6  # the pip reader's first classes are the counts 1-6; the rest (unknown, no die) are no face
+UNKNOWN = len(DICE_FACES)  # the classes of a ZomBee model: the four faces, then unknown
+
+
+def places(blobs) -> list[tuple[float, float, float]]:
+    """(x, y, box) of each found die (find/clusters.Blob) as the pip reader cuts it: box is the side of
+    the upright square that holds the die turned by its angle, as the pip reader learned its crops."""
+    return [(b.x, b.y, b.side * (abs(math.cos(b.angle)) + abs(math.sin(b.angle)))) for b in blobs]
+
+
+def face_beliefs(beliefs: np.ndarray, values: tuple[int, ...]) -> np.ndarray:
+    """(n, faces + unknown) from the pip reader's (n, its classes): each face the belief in its count,
+    unknown all the rest (a count no face shows, unreadable, no die)."""
+    q = np.zeros((len(beliefs), UNKNOWN + 1), np.float64)
+    q[:, :UNKNOWN] = beliefs[:, [v - 1 for v in values]]
+    q[:, UNKNOWN] = np.clip(1 - q[:, :UNKNOWN].sum(axis=1), 0, 1)
+    return q
+
+
+def joined(p: np.ndarray, beliefs: np.ndarray, values: tuple[int, ...], weight: float = PIP_WEIGHT) -> np.ndarray:
+    """Class probabilities p (n, faces + unknown) joined with the pip reader's beliefs about the same
+    dice, read as the faces whose counts are values: their weighted geometric mean, weight for the pip
+    reader's, scaled to sum to one."""
+    q = face_beliefs(np.asarray(beliefs), values)
+    out = np.maximum(p, 1e-9) ** (1 - weight) * np.maximum(q, 1e-9) ** weight
+    return out / out.sum(axis=1, keepdims=True)
+
+
+def pip_values(beliefs: np.ndarray, truth: np.ndarray) -> tuple[int, ...]:
+    """The count of pips each face shows, read by the pip reader from the calibration dice (beliefs,
+    with truth their faces), or () when they are no pip dice: some face's dice not read as one count
+    at least AGREE of the time, or two faces read as the same count."""
+    values = []
+    for face in range(UNKNOWN):
+        mine = beliefs[truth == face]
+        if not len(mine):
+            return ()
+        read = np.bincount(mine.argmax(axis=1), minlength=beliefs.shape[1])
+        best = int(read.argmax())
+        if best >= VALUES or read[best] < AGREE * len(mine):
+            return ()
+        values.append(best + 1)
+    return tuple(values) if len(set(values)) == len(values) else ()
+
+
+def checked(values, weight) -> tuple[tuple[int, ...], float] | None:
+    """(values, weight) as a model file holds them, or None when they cannot be a table's pip counts."""
+    values = tuple(int(v) for v in np.asarray(values).ravel())
+    if not values:
+        return (), 0.0
+    if len(values) != UNKNOWN or len(set(values)) != UNKNOWN or not all(1 <= v <= VALUES for v in values):
+        return None
+    weight = float(weight)
+    return (values, weight) if 0.0 < weight <= 1.0 else None
