@@ -232,7 +232,8 @@ def test_pip_dice_taught_as_the_faces_are_read_by_their_pips_too(real_model, tab
     """The real set is pip dice, one count a face: calibration learns which count each face shows and
     the pip reader joins the reading. A ZomBee table's dice have no pips and learn none."""
     assert table_reader.model.pips == () and table_reader.model.report["pips"] is None
-    assert real_model.pips == (1, 2, 3, 4) and real_model.report["pips"] == {"bee": 1, "honey": 2, "zzz": 3, "zombee": 4}
+    assert real_model.pips == (1, 2, 3, 4)
+    assert real_model.report["pips"] == {"bee": 1, "honey": 2, "zzz": 3, "zombee": 4}
     assert 0 < real_model.pip_weight <= 1
     assert any("pip dice (bee 1, honey 2, zzz 3, zombee 4)" in line for line in report_lines(real_model.report))
 

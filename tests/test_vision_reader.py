@@ -273,7 +273,8 @@ def test_the_shipped_model_reads_each_die_from_one_cut_and_a_nudging_model_reads
     """Reading every die again from five cuts costs a Pi time; only a model calibrated to need it
     (Model.nudge, views) pays it, and then only for dice it doubts."""
     again = []
-    monkeypatch.setattr(DiceReader, "_nudged", lambda self, frame, det, todo, probs, read: again.append(len(todo)))
+    monkeypatch.setattr(DiceReader, "_nudged",
+                        lambda self, frame, det, todo, probs, read, pips=None: again.append(len(todo)))
     name, frame = next(table_frames())
     assert reader.model.nudge == 0 and reader.model.descriptor == "views"
     reader.read(frame)
