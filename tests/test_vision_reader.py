@@ -250,6 +250,22 @@ def test_a_die_whose_best_face_is_below_the_models_threshold_reads_unknown(reade
     assert below >= 1  # a real die read at 0.447 for a bee: `unknown` with the threshold at 0.5
 
 
+def test_every_die_carries_its_two_likeliest_faces_likelier_first_for_the_table_to_be_asked(reader):
+    """The question "honey or zzz?" (vision/doubt.py) offers a die's two likeliest faces: two faces,
+    never unknown, the likelier first, and a die read as a face has that face first."""
+    raw = DiceReader(replace(reader.model, threshold=0.0))  # every die read as its best class
+    seen = 0
+    for name, frame in table_frames():
+        for d in raw.read(frame).dice:
+            seen += 1
+            (first, p1), (second, p2) = d.likeliest
+            assert first != second and "unknown" not in (first, second), (name, d)
+            assert p1 >= p2 > 0, (name, d)
+            if d.face != "unknown":
+                assert (first, p1) == (d.face, d.confidence), (name, d)
+    assert seen >= 5
+
+
 def test_a_face_read_exactly_as_sure_as_the_threshold_is_told_and_a_hair_less_sure_is_unknown(reader):
     """The decision itself, on the dice found in each photo (a threshold also sways how touching dice
     are cut, so the dice are found once and only their faces told again)."""
