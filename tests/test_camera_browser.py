@@ -228,7 +228,8 @@ def test_the_german_report_gives_its_advice_in_german_and_keeps_each_face_whole_
     truth = np.repeat(np.arange(4), 6)
     pred = np.eye(5)[truth]
     pred[6] = np.eye(5)[2]  # one honey read as zzz: honey 83 %
-    report = dict(quality(pred, truth, {f: 6 for f in ("bee", "honey", "zzz", "zombee")}), enlarged=2.25)
+    report = dict(quality(pred, truth, {f: 6 for f in ("bee", "honey", "zzz", "zombee")}), enlarged=2.25,
+                  pips={"bee": 1, "honey": 2, "zzz": 3, "zombee": 4})  # plain pip dice, one count a face
     wizard = {"kind": "wizard", "started": 0, "building": False, "error": None, "last": None, "report": report,
               "steps": [{"step": s, "captures": 6, "suggested": 6, "text": s} for s in STEPS]}
     status = {"model": {"name": "default", "text": "the shipped model"}, "previous": None, "corrections": 0,
@@ -242,6 +243,8 @@ def test_the_german_report_gives_its_advice_in_german_and_keeps_each_face_whole_
     advice = page.locator("#cam-advice")
     expect(advice).to_contain_text("mach noch 2 Aufnahmen von Honig (83 % ihrer Würfel richtig gelesen")
     expect(advice).to_contain_text("Bring die Kamera näher an die Schale.")
+    expect(advice).to_contain_text("Deine Würfel sind Augenwürfel (Biene 1, Honig 2, Zzz 3, ZomBee 4): ihre Augen "
+                                   "werden mitgelesen.")
     assert "take" not in advice.text_content() and "photos" not in advice.text_content()
     expect(page.locator("#cam-report-rows tr").nth(3).locator("td").first).to_have_text("ZomBee")
     # measured in one step: the page redraws the report each time it asks for the status

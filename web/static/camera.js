@@ -290,6 +290,10 @@
     more.dataset.step = rep.weakest;
     more.textContent = TC.tn("Take one more photo of {face}", "Take {n} more photos of {face}", rep.more || 0,
       { face: NAMES[rep.weakest] || rep.weakest });
+    if (rep.pips) {  // plain pip dice, one count a face: the pip reader reads their pips too (name/pipfaces.py)
+      const counts = Object.entries(rep.pips).map(([f, n]) => (NAMES[f] || f) + " " + n).join(", ");
+      $("cam-advice").textContent += " " + TC.t("Your dice are pip dice ({counts}): their pips are read too.", { counts });
+    }
     if (rep.enlarged) {  // the dice were found only in an enlarged picture: the camera is far from the tray
       $("cam-advice").textContent += " " + TC.t("The dice are small in the camera's picture: bring it closer to the tray.");
     }
