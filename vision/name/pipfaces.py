@@ -23,7 +23,8 @@ from companion.commands import DICE_FACES
 
 # The pip reader's share of the joined reading. Rendered pip dice taught as the four faces (bench/vision.py
 # --only pips) read 91.1 % of dice alone; joined at 0.3 / 0.5 / 0.7 95.5 / 96.7 / 96.8 %, 0.7 with one
-# sure die wrong; the real photos' smaller dark dice (bench/other_dice.py) 53 / 57 / 56 of 64 (alone 53)
+# sure die wrong; the real photos' smaller dark dice (bench/other_dice.py) 53 / 57 / 56 of 64 (alone 53).
+# Chosen per table from 0.3, 0.5 and 0.7 by the left-out dice's likelihood: 96.8 %, one sure die wrong
 PIP_WEIGHT = 0.5
 AGREE = 0.5  # of a face's calibration dice the pip reader must read as one count for it to be that face's
 VALUES = 6  # the pip reader's first classes are the counts 1-6; the rest (unknown, no die) are no face
