@@ -109,6 +109,15 @@ def test_wrong_version_is_refused_with_the_file_named(tmp_path):
     assert "made by a newer companion" in str(info.value) and "update the companion" in str(info.value)
 
 
+def _damage(path, field, value) -> None:
+    """The model file at path with one field replaced by value, as a hand edit or a half write leaves it."""
+    with np.load(path) as z:
+        data = {k: z[k] for k in z.files}
+    data[field] = np.asarray(value)
+    with open(path, "wb") as fh:
+        np.savez(fh, **data)
+
+
 @pytest.mark.parametrize("field, value", [("format_version", "abc"), ("side", "x"), ("dark", np.array([])),
                                           ("labels", "bee"), ("classes", np.array(3)), ("background", "tray"),
                                           ("background", np.array([1.0, 2.0])), ("scale", np.nan), ("dark", -1.0)])
@@ -119,11 +128,7 @@ def test_a_model_file_with_one_field_damaged_is_refused_with_the_file_named(tmp_
     m = vm.load_model()
     m.background = np.full((24, 32), 200.0, np.float32)
     vm.save_model(m, path)
-    with np.load(path) as z:
-        data = {k: z[k] for k in z.files}
-    data[field] = np.asarray(value)
-    with open(path, "wb") as fh:
-        np.savez(fh, **data)
+    _damage(path, field, value)
     with pytest.raises(vm.ModelError, match="edited.npz") as info:
         vm.load_model(path)
     assert isinstance(info.value, ConfigError)
@@ -138,11 +143,7 @@ def test_a_damaged_second_way_of_comparing_is_refused_with_the_file_named(tmp_pa
     back = vm.load_model(path)
     assert back.second.descriptor == "map" and back.second_weight == pytest.approx(0.3)
     assert back.second.net is back.net  # one network, read once per die by each way
-    with np.load(path) as z:
-        data = {k: z[k] for k in z.files}
-    data[field] = np.asarray(value)
-    with open(path, "wb") as fh:
-        np.savez(fh, **data)
+    _damage(path, field, value)
     with pytest.raises(vm.ModelError, match="both.npz"):
         vm.load_model(path)
 
@@ -155,11 +156,7 @@ def test_pip_counts_keep_in_the_file_and_damaged_ones_are_refused_with_the_file_
     vm.save_model(replace(vm.load_model(), pips=(1, 2, 3, 6), pip_weight=0.5), path)
     back = vm.load_model(path)
     assert back.pips == (1, 2, 3, 6) and back.pip_weight == pytest.approx(0.5)
-    with np.load(path) as z:
-        data = {k: z[k] for k in z.files}
-    data[field] = np.asarray(value)
-    with open(path, "wb") as fh:
-        np.savez(fh, **data)
+    _damage(path, field, value)
     with pytest.raises(vm.ModelError, match="pips.npz"):
         vm.load_model(path)
 
