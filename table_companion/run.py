@@ -75,7 +75,7 @@ def build(args: argparse.Namespace, *, clock=time.time, teach_options: dict | No
     teach_options: vision.teach.wizard.Teacher's keywords (tests use smaller calibrations)."""
     from hw.panel import Panel, PinsUnavailable, pin_factory_for
     from hw.pins import coerce
-    from vision.pips.reading import PipReader
+    from vision.pip_reading import PipReader
     from vision.reader import DiceReader
     from vision.settle import Settler
     from companion.files import room

@@ -191,7 +191,7 @@ def test_a_whole_zoo_game_in_demo_mode_is_read_off_the_demo_cameras_pip_die():
     from companion.gamelog import GameLog
     from companion.table import Table
     from table_companion.demo import demo_camera
-    from vision.pips.reading import PipReader
+    from vision.pip_reading import PipReader
     from vision.settle import Settler
 
     import tempfile

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..reader import Reading
-from . import UNKNOWN, read_d6
+from .reader import Reading
+from .pips import UNKNOWN, read_d6
 
 
 @dataclass(frozen=True)
