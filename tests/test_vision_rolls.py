@@ -87,6 +87,24 @@ def test_a_bad_label_is_one_line_naming_the_file_and_entry_exit_2_and_no_model(f
     assert pytest.importorskip("re").search(said, err), err
 
 
+def test_a_lone_die_showing_one_white_pip_on_a_white_tray_is_on_a_die(tmp_path):
+    """The pip in the middle of a one is the tray's colour: a label at the die's centre sits on it. Alone
+    in its roll (no other die to measure a side by) it was refused as "on no die"."""
+    import cv2
+    import numpy as np
+
+    from vision.teach.rolls import LabelledDie, Roll, check_rolls
+
+    tray = np.full((480, 640, 3), 215, np.uint8)
+    roll = tray.copy()
+    cv2.rectangle(roll, (300, 220), (340, 260), (25, 25, 25), -1)  # a dark die 40 px across
+    cv2.circle(roll, (320, 240), 7, (215, 215, 215), -1)  # its one pip, as light as the tray
+    cv2.imwrite(str(tmp_path / "one.png"), roll)
+    check_rolls([Roll(tmp_path / "one.png", (LabelledDie(320, 240, "bee"),))], tray)  # raises if refused
+    with pytest.raises(Exception, match="on no die"):  # a label beside the die is still on none
+        check_rolls([Roll(tmp_path / "one.png", (LabelledDie(420, 240, "bee"),))], tray)
+
+
 def test_photos_of_rolls_without_labels_are_refused(folder, tmp_path, capsys):
     (folder / "rolls" / "labels.json").unlink()
     status, err = _calibrate(folder, tmp_path, capsys)

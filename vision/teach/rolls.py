@@ -93,8 +93,11 @@ def _changed(roll: np.ndarray, plate: np.ndarray) -> np.ndarray:
     """Where the roll differs from the empty tray (uint8 mask), the plate's exposure matched to the roll's."""
     gain = np.median(roll.reshape(-1, 3), axis=0) / np.maximum(np.median(plate.reshape(-1, 3), axis=0), 1)
     diff = np.abs(roll.astype(np.float32) - plate.astype(np.float32) * gain).max(axis=2)
-    mask = (diff > CHANGED).astype(np.uint8)
-    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx((diff > CHANGED).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    # a die's white pips on a white tray do not differ from it: holes in the die, filled, or a lone die
+    # showing one pip in the middle, labelled at its centre, was refused as "on no die"
+    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return cv2.drawContours(mask, outlines, -1, 1, thickness=cv2.FILLED)
 
 
 def _side(mask: np.ndarray, dice: tuple[LabelledDie, ...]) -> float:
