@@ -165,6 +165,32 @@ def test_calibrate_prints_the_report_and_keeps_a_better_model_unless_forced(tmp_
     assert out.read_bytes() != before
 
 
+def test_calibrating_again_with_corrected_rolls_replaces_the_model_taught_without_them(tmp_path, capsys):
+    """A game night replayed through rolls/ (read, correct the wrong rolls, calibrate again with the same
+    --out, read on): the rolls just corrected are the hard dice, so the new model's own cross-validated
+    figure falls, and the model in place was kept; the corrections never taught."""
+    from vision.name.model import load_model, save_model
+
+    table, out = tmp_path / "table", tmp_path / "table.npz"
+    shutil.copytree(PHOTOS / "calibration", table)
+    assert run(["vision", "calibrate", str(table), "--out", str(out)]) == 0
+    first = load_model(out)
+    first.report = dict(first.report, accuracy=1.0, ok=True)  # in place, and as good as a model can claim
+    save_model(first, out)
+    roll = "t1_IMG_20191208_112122.jpg"
+    (table / "rolls").mkdir()
+    shutil.copy(PHOTOS / "read" / roll, table / "rolls" / roll)
+    dice = json.loads((PHOTOS / "read" / "labels.json").read_text())[roll]["dice"]
+    (table / "rolls" / "labels.json").write_text(json.dumps(
+        {roll: [{"x": d["x"], "y": d["y"], "face": d["face"]} for d in dice if d["kind"] == "set"]}))
+    capsys.readouterr()
+    assert run(["vision", "calibrate", str(table), "--out", str(out)]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    again = load_model(out)
+    assert len(again.report["roll_ids"]) == 1 and sum(again.report["photos"].values()) == \
+        sum(first.report["photos"].values()) + 3  # the roll: one more photo of each of its three faces
+
+
 def test_a_model_of_the_first_format_is_named_in_one_line(tmp_path, capsys):
     from vision.name.model import DEFAULT_PATH
 

@@ -118,15 +118,23 @@ def _model_file(path: Path) -> bool:
 
 def _better_in_place(path, model, folder, score_on) -> str | None:
     """Why the model already at path stays (it reads the new calibration photos better than the new
-    model reads them left out), or None to go ahead. A missing or unreadable file is simply replaced."""
+    model reads them left out), or None to go ahead. A missing or unreadable file is simply replaced, and
+    so is a model taught from some of the new calibration's photos and rolls: the new one learned more."""
     if not Path(path).exists():
         return None
     try:
         old = load_model(path)
     except CompanionError:
         return None
+    taught = {k: set((old.report or {}).get(k, ())) for k in ("photo_ids", "roll_ids")}
+    now = {k: set(model.report.get(k, ())) for k in ("photo_ids", "roll_ids")}
+    if taught["photo_ids"] and all(taught[k] <= now[k] for k in now) and now != taught:
+        # the same table taught more: corrected rolls or the photos a report asked for. Its dice left out
+        # now include the hard ones just corrected, so its own cross-validated figure falls; comparing it
+        # kept the old model and a game night replayed through rolls/ never learned (docs/dice-reader.md)
+        return None
     after = model.report["accuracy"]
-    seen = set((old.report or {}).get("photo_ids", ())) & set(model.report.get("photo_ids", ()))
+    seen = taught["photo_ids"] & now["photo_ids"]
     if seen and old.report:
         # the old model learned from these photos: reading them is no test, compare like with like
         before, how = float(old.report.get("accuracy", 0.0)), "cross-validated on its own photos"

@@ -278,6 +278,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     if sized.shrink > 1:
         model.report["enlarged"] = round(sized.shrink, 2)  # dice too small to read as the camera shows them
     model.report["photo_ids"] = sorted(ids[f][:12] for items in shots.values() for f, _ in items)
+    model.report["roll_ids"] = sorted(i[:12] for i in photo_ids({"rolls": [(r.path, None) for r in rolls]}).values())
     return model
 
 
