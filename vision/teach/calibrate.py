@@ -263,9 +263,10 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             report = quality(both, truth, photo_count, model.threshold)
         report["untaught_unknown"] = None
     left = both if both is not None else nets[pick][2] if nets.get(pick) is not None else model.proba(d.copy())
-    values = pip_values(np.array(pip_seen), truth)
+    pip_seen = np.array(pip_seen)
+    values = pip_values(pip_seen, truth)
     if values:  # pip dice: the pip reader joins the reading when the dice left out read better so (pipfaces.py)
-        pipped = pips_joined(left, np.array(pip_seen), values, PIP_WEIGHT)
+        pipped = pips_joined(left, pip_seen, values, PIP_WEIGHT)
         if log_likelihood(pipped, truth) > log_likelihood(left, truth):
             model.pips, model.pip_weight = values, PIP_WEIGHT
             report = {**report, **quality(pipped, truth, photo_count, model.threshold)}
