@@ -1,6 +1,7 @@
 """A game night on the real photos (../shared/dice-photos): corrections teach, and the table can change.
 
     python bench/table_night.py [--photos ../shared/dice-photos] [--only night|table] [--learn-every 1]
+                                [--changes cheap_cam,felt_shake]
 
 night: calibrate from calibration/ (six photos a face; --scales shows every photo smaller or larger,
 as another camera set-up would, calibration's included), then read test_raw/'s rolls in order as a
@@ -10,7 +11,8 @@ photos plus rolls/ (`companion vision calibrate DIR` does the same) and switched
 reads the corrected rolls at least as well, as the companion does. Printed: per die and whole rolls
 right over the night, and the rolls after the first correction read by the model in use and by the
 first model (the issue's target: >= 99.5 % per die once 10 corrected rolls are learned; these photos
-are read so well that a night has fewer corrections than that).
+are read so well that a night has fewer corrections than that). --changes adds nights on the photos
+changed as bench/cameras.py changes them (another camera, lamp, tray: a night with more to correct).
 
 table: the same calibrated model reading the same test/ and test_raw/ dice under another lamp,
 camera height, angle, focus, noise and JPEG quality. Printed: dice right per change and how far
@@ -93,8 +95,9 @@ def _scaled_labels(dice: list[dict], scale: float) -> list[dict]:
     return [dict(d, x=d["x"] * scale, y=d["y"] * scale, box=[v * scale for v in d["box"]]) for d in dice]
 
 
-def night(photos: Path, learn_every: int, scale: float = 1.0) -> None:
-    labels = dice_photos.labels(photos, "test_raw")
+def night(photos: Path, learn_every: int, scale: float = 1.0, labels: dict | None = None, what: str = "") -> None:
+    """labels: test_raw/'s, when not the set's own (dice_photos.labels); what: how the photos were changed."""
+    labels = labels or dice_photos.labels(photos, "test_raw")
     names = sorted(labels)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "table"
@@ -105,7 +108,8 @@ def night(photos: Path, learn_every: int, scale: float = 1.0) -> None:
         (folder / "rolls").mkdir()
         t = time.perf_counter()
         first = calibrate(folder)
-        print(f"\n== game night{f' (a camera showing dice {scale}x as large)' if scale != 1 else ''}: calibrated "
+        how = f" ({what})" if what else f" (a camera showing dice {scale}x as large)" if scale != 1 else ""
+        print(f"\n== game night{how}: calibrated "
               f"from six photos a face in {time.perf_counter() - t:.1f} s; {len(names)} rolls of test_raw/ read "
               f"in order, wrong rolls corrected and learned")
         model, corrected, learn_s, kept = first, {}, [], []
@@ -233,6 +237,23 @@ def table(photos: Path) -> None:
                   f"({lost:+.1f} points against unchanged)")
 
 
+def changed_night(photos: Path, name: str, learn_every: int) -> None:
+    """A night on the set's photos changed as bench/cameras.py's change name shows them, labels moved with it."""
+    import cameras  # bench/, beside this script
+
+    if name in cameras.COMBINED:
+        what, (change, move) = cameras.COMBINED[name][0], cameras.combined(cameras.COMBINED[name][1])
+    elif name in cameras.CHANGES:
+        what, change, move = cameras.CHANGES[name]
+    else:
+        raise SystemExit(f"--changes: {name!r} is none of bench/cameras.py's changes")
+    with tempfile.TemporaryDirectory() as tmp:
+        changed = Path(tmp) / "set"
+        cameras.changed_set(photos, changed, change, move)
+        night(changed, learn_every, labels=json.loads((changed / "test_raw" / "labels.json").read_text()),
+              what=f"{name}: {what}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--photos", type=Path, default=ROOT.parent / "shared" / "dice-photos")
@@ -240,6 +261,8 @@ def main(argv=None) -> int:
     ap.add_argument("--learn-every", type=int, default=1, help="corrected rolls between two learnings")
     ap.add_argument("--scales", default="1,0.6", help="game nights at these camera scales (0.6: smaller dice, "
                                                        "another set-up, calibrated at that scale)")
+    ap.add_argument("--changes", default="", help="game nights also on the photos changed as bench/cameras.py "
+                                                   "changes them (its change names, combined ones too)")
     args = ap.parse_args(argv)
     if not (args.photos / "score.py").is_file():
         print(f"skipped: {str(args.photos)!r} holds no dice-photos set (use --photos)")
@@ -248,6 +271,8 @@ def main(argv=None) -> int:
     if args.only in (None, "night"):
         for scale in (float(s) for s in args.scales.split(",")):
             night(args.photos, max(1, args.learn_every), scale)
+        for name in filter(None, args.changes.split(",")):
+            changed_night(args.photos, name, max(1, args.learn_every))
     if args.only in (None, "table"):
         table(args.photos)
     return 0
