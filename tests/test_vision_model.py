@@ -161,6 +161,16 @@ def test_pip_counts_keep_in_the_file_and_damaged_ones_are_refused_with_the_file_
         vm.load_model(path)
 
 
+@pytest.mark.parametrize("value", [np.nan, -0.5, 9.0, "far"])
+def test_the_parallax_keeps_in_the_file_and_a_damaged_one_is_refused_with_the_file_named(tmp_path, value):
+    path = tmp_path / "sides.npz"
+    vm.save_model(replace(vm.load_model(), parallax=0.5), path)
+    assert vm.load_model(path).parallax == pytest.approx(0.5)
+    _damage(path, "parallax", value)
+    with pytest.raises(vm.ModelError, match="sides.npz"):
+        vm.load_model(path)
+
+
 def test_dice_read_two_ways_are_sure_only_of_a_face_both_ways_find_likely():
     views = np.array([[0.90, 0.08, 0.01, 0.005, 0.005], [0.45, 0.50, 0.02, 0.02, 0.01]])
     maps = np.array([[0.88, 0.10, 0.01, 0.005, 0.005], [0.97, 0.01, 0.01, 0.005, 0.005]])

@@ -12,6 +12,7 @@ from .cut.symbol import dice_patches, dice_symbols
 from .find.clusters import DEFAULT_SIDE
 from .find.counting import count_check
 from .find.detect import DARKER, Detection, detect, raised, size_off
+from .find.parallax import tops
 from .images import check_frame, resized
 from .name.cnn import looks
 from .name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, load_model, surer_face
@@ -140,8 +141,10 @@ class DiceReader:
 
         # A calibrated side cuts touching dice well by their outline: there the judge cut more wrong
         # (held-out trays, calibrated: 0.28 % of frames miscounted without it, 0.97 % with it)
-        return detect(frame, side=side or self.model.side or None, background=self.model.background,
-                      expected=expected, dark=self.model.dark, judge=None if self.model.side else judge)
+        det = detect(frame, side=side or self.model.side or None, background=self.model.background,
+                     expected=expected, dark=self.model.dark, judge=None if self.model.side else judge)
+        det.dice = tops(det.dice, frame.shape, det.side, self.model.parallax)
+        return det
 
     def read(self, frame: np.ndarray, timestamp: float | None = None, expected=None) -> Reading:
         """expected: how many dice were thrown (an int, or a collection of acceptable counts), when the

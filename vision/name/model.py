@@ -46,6 +46,7 @@ DEFAULT_PATH = Path(__file__).parent.parent / "models" / "default.npz"  # vision
 WIDTH = {"map": DIM, "views": VIEW_DIM}  # numbers in a prototype of each descriptor
 MAX_LARGER = 3.0  # the most a frame is enlarged (Model.shrink): dice smaller still are too few pixels to read
 MAX_NUDGE = 0.2  # of a side (Model.nudge): farther, a cut would leave a part of the face out
+MAX_PARALLAX = 2.0  # Model.parallax: twice what a 62-degree lens shows is already a camera far off straight down
 # faces whose symbol is the same but for its colour (a ZomBee is a green bee): read both ways, the
 # symbol maps tell them apart (both_ways). Left to the views too, a table taught through the phone's
 # wizard read 3 ZomBees of its next 240 rolls as bees, one at 0.98
@@ -90,6 +91,8 @@ class Model:
     # beliefs join the reading, counting pip_weight (pipfaces.py); () for dice with no pips
     pips: tuple[int, ...] = ()
     pip_weight: float = 0.0
+    # how far each die's cut is moved outward onto its top face, whose sides the camera sees (find/parallax.py)
+    parallax: float = 0.0
     # (protos, as float32 columns, their squared lengths, each class's columns): worked out once (_prototypes)
     _compared: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -301,6 +304,7 @@ def _arrays(model: Model) -> dict:
         scale=np.array(model.scale, np.float32), radius=np.array(model.radius, np.float32),
         side=np.array(model.side, np.float32), dark=np.array(model.dark, np.float32),
         shrink=np.array(model.shrink, np.float32), threshold=np.array(model.threshold, np.float32),
+        parallax=np.array(model.parallax, np.float32),
     )
     if model.background is not None:
         arrays["background"] = model.background
@@ -406,10 +410,11 @@ def _model(path: Path, data: dict) -> Model:
                  net_trust=float(np.clip(np.nan_to_num(data.get("net_trust", 0.0)), 0.0, 1.0)),
                  soften=float(np.clip(np.nan_to_num(data.get("soften", 0.0)), 0.0, MAX_SOFTEN)), signed=signed,
                  nudge=float(np.clip(np.nan_to_num(data.get("nudge", 0.0)), 0.0, MAX_NUDGE)),
-                 balanced=bool(data.get("balanced", False)))
+                 balanced=bool(data.get("balanced", False)), parallax=float(data.get("parallax", 0.0)))
     sizes = {"scale": model.scale, "radius": model.radius, "side": model.side, "dark": model.dark,
-             "threshold": model.threshold}
+             "threshold": model.threshold, "parallax": model.parallax}
     wrong = [k for k, v in sizes.items() if not math.isfinite(v) or v < 0 or (v == 0 and k in ("scale", "dark"))]
+    wrong += ["parallax"] if model.parallax > MAX_PARALLAX else []
     if wrong or model.threshold > 1 or not np.all(np.isfinite(protos)):
         raise ModelError(f"model file {str(path)!r} has damaged numbers: {', '.join(wrong) or 'prototypes or threshold'}")
     if SECOND + "protos" in data:

@@ -29,6 +29,7 @@ from companion.commands import DICE_FACES
 from ..cut.features import NUDGE, PATCH, SOFTEN, VIEW_PATCH
 from ..find.clusters import MIN_SIDE
 from ..find.detect import detect
+from ..find.parallax import tops
 from ..images import read_image
 from ..name.confidence import fit_confidence, log_likelihood, sure_means_sure, untaught_unknown
 from ..name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, gated, load_model, white
@@ -41,7 +42,7 @@ from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
 from .photo_checks import CalibrationError, check_copies, check_mixed, left_out_doubts, photo_ids, photos
 from .report import quality
 from .rolls import check_rolls, paired, read_labels
-from .sizing import SMALLEST, at_die_size
+from .sizing import parallax_of, SMALLEST, at_die_size
 
 CLEARLY = 0.05  # symbol maps are kept over views when they read this much more of the left-out dice
 # A tray whose colour channels differ less than this (a white sheet under a plain lamp: 1.03 for the
@@ -162,12 +163,16 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     dice, files, net_cuts, pip_seen = [], [], [], []  # pip_seen: the pip reader's beliefs about each die
     photo_count = {}
     photo = 0
+    found = {}
+    for face, items in shots.items():
+        for f, img in items:
+            det = detect(img, side=side, background=background, dark=dark)
+            found[f] = det if det.dice else first[f]  # a die the table's size hides (a large symbol, glare): its own size found it
+    parallax = parallax_of([(face, img, found[f]) for face, items in shots.items() for f, img in items])
     for face, items in shots.items():
         for f, img in items:
             photo += 1
-            det = detect(img, side=side, background=background, dark=dark)
-            if not det.dice:  # a die the table's size hides (a large symbol, glare): its own size found it
-                det = first[f]
+            det = replace(found[f], dice=tops(found[f].dice, img.shape, found[f].side, parallax))
             check_mixed(checker, img, det, face, f)
             light = white(det.tray, sized.tray)  # as the calibrated model will see this photo
             pip_seen.extend(beliefs(img, places(det.dice)))
@@ -188,6 +193,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         whole = read_image(roll.path)
         img = working(read_image(roll.path, WORK_SIDE * MAX_LARGER), sized.shrink)[0]
         det = detect(img, side=side, background=background, dark=dark)
+        det = replace(det, dice=tops(det.dice, img.shape, det.side, parallax))
         light = white(det.tray, sized.tray)
         pairs = paired(det.dice, roll, img.shape[1] / whole.shape[1], det.side)
         pip_seen.extend(beliefs(img, places([b for b, _ in pairs])))
@@ -247,6 +253,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             report = {**quality(model.proba(d.copy()), truth, photo_count, model.threshold),
                       "untaught_unknown": round(untaught_unknown(model, d, truth), 3)}
     model.side, model.dark, model.background, model.shrink = side, dark, background, sized.shrink
+    model.parallax = parallax
     model.tray_colour = sized.tray
     doubts = left_out_doubts(truth, files, d, *([fits["map"][1]] if both is not None else []))
     if nets.get(pick) is not None:

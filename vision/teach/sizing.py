@@ -8,7 +8,9 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from ..cut.features import dice_views
 from ..find.detect import BLACK_RATIO, DARKER, SMALL, Detection, brightest, brightness_ratio, detect, tray_level
+from ..find.parallax import PARALLAXES, tops
 from ..name.model import MAX_LARGER
 from ..reader import larger, smaller, working
 
@@ -31,6 +33,12 @@ BODY = 0.8
 GROWN = 1.03  # dice this much larger at a darker level have taken in rims and shadows (see darkness)
 PART = 0.8  # of the photos' median die side: a photo's dice measured smaller were found only in part
 SMALLEST = 12.0  # pixels across (as the reader first works on a frame): smaller dice are refused, not enlarged
+# Of the face photos' dice, how many more a move onto their tops (parallax_of) must bring nearest a die of
+# their own face than no move does. The count moves by a few dice either way on a camera that shows no
+# sides (our renderer's tables: -7 to +4 of 54-66 dice, at most 6.2 %; the real photos +1 of 25), and a
+# move taken there cost a few dice in a thousand; where the sides show (the second renderer's tables,
+# bench/other_renderer.py) it brought 6 to 22 of 52-73 more (9.7-30 %; one table of 16 +5 %)
+CLEAR_MOVE = 0.08
 
 
 def at_die_size(originals: dict) -> Sized:
@@ -157,3 +165,33 @@ def face_level(faces: list[np.ndarray], found: list[Detection], background: np.n
             cv2.circle(disc, (int(round(b.x)), int(round(b.y))), max(int(0.35 * det.side), 1), 255, -1)
             levels.append(float(np.median(ratio[disc > 0])))
     return float(np.median(levels)) / 100
+
+
+def parallax_of(taken: list) -> float:
+    """How far the camera sees the dice's sides (find/parallax.py): of PARALLAXES, the one under which
+    the most face photos' dice, each cut at its top so moved, look most like a die of their own face in
+    another photo (their views, the nearest of the other photos' dice), and by at least CLEAR_MOVE of
+    them more than under none. taken: (face, picture, detection) of each face photo."""
+    best, most, none = 0.0, -1, None
+    for parallax in PARALLAXES:
+        views, faces, photos = [], [], []
+        for i, (face, img, det) in enumerate(taken):
+            dice = tops(det.dice, img.shape, det.side, parallax)
+            if dice:
+                views.append(dice_views(img, dice, det.side, det.tray))
+                faces += [face] * len(dice)
+                photos += [i] * len(dice)
+        if not views:
+            return 0.0
+        v = np.concatenate(views)  # (n, 8, d): each die in its eight quarter turns and mirrors
+        one, every = v[:, 0], v.reshape(-1, v.shape[-1])
+        d2 = ((one * one).sum(1)[:, None] + (every * every).sum(1)[None] - 2 * one @ every.T)
+        d2 = d2.reshape(len(v), len(v), 8).min(axis=2)
+        photos = np.array(photos)
+        d2[photos[:, None] == photos[None]] = np.inf  # a die is judged by the other photos' dice
+        nearest = d2.argmin(axis=1)
+        right = int(sum(faces[j] == faces[i] for i, j in enumerate(nearest)))
+        none = right if none is None else none
+        if right > most and (not parallax or right >= none + CLEAR_MOVE * len(v)):
+            best, most = parallax, right
+    return best

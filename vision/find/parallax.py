@@ -1,0 +1,33 @@
+"""Where a die's top face lies when the camera sees its sides too.
+
+A camera above the tray sees every die away from the middle of the picture a little from the side: the
+faces of the die that look toward the middle show beside its top, and the region found holds the top and
+those sides. Cut there, a die shows a strip of another face with another symbol, and six photos a face
+cannot teach every strip at every place on the tray: on trays drawn by a renderer the reader never saw
+(bench/other_renderer.py), with the camera at 30-40 die sides above the tray as the guide asks, the
+sides cost a quarter of the dice. The top is the part of the region farthest from the middle (the sides
+show on the middle's side of it), so each die's centre is moved outward by half the width its sides show:
+for a lens of about 62 degrees across (a Raspberry Pi camera, most phones), whose focal length is FOCAL
+of the picture's width, looking straight down, a side at a distance r from the middle shows r * side /
+focal pixels wide. The model's parallax scales that (0: no move); calibration chooses it (PARALLAXES),
+since another lens or a tilted camera shows more or less.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+FOCAL = 0.83  # a 62-degree lens: 0.5 / tan(31 degrees) of the picture's width
+# tried by calibration, none first (it wins a tie). The real photos under other lamps and dyes
+# (bench/cameras.py --seeds 2) read 3120 of 3150 dice with the quarter, no sure die wrong; 3118 and one without
+PARALLAXES = (0.0, 0.25, 0.5, 1.0)
+
+
+def tops(dice: list, shape: tuple, side: float, parallax: float) -> list:
+    """The dice (find/clusters.Blob) with each centre moved outward from the middle of a picture of this
+    shape onto its top face, for dice side pixels across seen with this parallax."""
+    if not parallax or not dice:
+        return dice
+    h, w = shape[:2]
+    k = 0.5 * parallax * side / (FOCAL * w)
+    return [replace(b, x=b.x + (b.x - w / 2) * k, y=b.y + (b.y - h / 2) * k) for b in dice]
