@@ -42,7 +42,7 @@ from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
 from .photo_checks import CalibrationError, check_copies, check_mixed, left_out_doubts, photo_ids, photos
 from .report import quality
 from .rolls import check_rolls, paired, read_labels
-from .sizing import parallax_of, SMALLEST, at_die_size
+from .sizing import SMALLEST, at_die_size, parallax_of
 
 CLEARLY = 0.05  # symbol maps are kept over views when they read this much more of the left-out dice
 # A tray whose colour channels differ less than this (a white sheet under a plain lamp: 1.03 for the
