@@ -171,6 +171,25 @@ def test_the_parallax_keeps_in_the_file_and_a_damaged_one_is_refused_with_the_fi
         vm.load_model(path)
 
 
+@pytest.mark.parametrize("value", [np.nan, 1.5, 3, -2, "green"])
+def test_the_colour_channel_keeps_in_the_file_and_a_damaged_one_is_refused_with_the_file_named(tmp_path, value):
+    path = tmp_path / "purple.npz"
+    vm.save_model(replace(vm.load_model(), channel=1), path)
+    assert vm.load_model(path).channel == 1
+    _damage(path, "channel", value)
+    with pytest.raises(vm.ModelError, match="purple.npz"):
+        vm.load_model(path)
+
+
+def test_a_model_file_from_before_coloured_dice_looks_for_dice_in_their_brightest_channel(tmp_path):
+    path = tmp_path / "old.npz"
+    vm.save_model(vm.load_model(), path)
+    with np.load(path) as z:
+        data = {k: z[k] for k in z.files if k != "channel"}
+    np.savez(path, **data)
+    assert vm.load_model(path).channel == -1
+
+
 def test_dice_read_two_ways_are_sure_only_of_a_face_both_ways_find_likely():
     views = np.array([[0.90, 0.08, 0.01, 0.005, 0.005], [0.45, 0.50, 0.02, 0.02, 0.01]])
     maps = np.array([[0.88, 0.10, 0.01, 0.005, 0.005], [0.97, 0.01, 0.01, 0.005, 0.005]])

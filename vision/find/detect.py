@@ -3,7 +3,9 @@
 A die is where the brightest colour channel falls far below the tray's own
 brightness at that spot (the calibrated empty tray, or the frame's own local
 tray level), so uneven light is harmless and a red or yellow die is no dark
-die. Three levels: black faces (below 0.34 of the tray), the faces of lighter
+die. Dice calibrated as coloured (navy, purple: one channel far darker than
+the others, sizing.die_channel) are looked for in that channel instead, the
+tray's colour divided out. Three levels: black faces (below 0.34 of the tray), the faces of lighter
 dark dice (smoky, navy, purple: below 0.45), and the lighter rounded rim round
 a face (below 0.62, taken only next to a face, so a shadow is not). Dark
 regions are then counted and cut apart in units of the die's side (see
@@ -127,9 +129,18 @@ def _ringed_light(speck: np.ndarray, edge: np.ndarray) -> bool:
     return dark < 0.5 * cv2.countNonZero(ring)
 
 
-def brightness_ratio(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray | None = None) -> np.ndarray:
-    """Every pixel's brightness in percent of the tray's under it (uint8)."""
-    v = brightest(frame)
+def in_channel(frame: np.ndarray, tray: np.ndarray, channel: int) -> np.ndarray:
+    """One colour channel of the frame with the tray's colour divided out: the tray shows there as
+    bright as in its brightest channel, and a die dark in that channel (a purple die in green) dark."""
+    gain = float(np.max(tray)) / max(float(tray[channel]), 1.0)
+    return cv2.convertScaleAbs(np.ascontiguousarray(frame[..., channel]), alpha=gain)
+
+
+def brightness_ratio(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray | None = None,
+                     tray: np.ndarray | None = None, channel: int = -1) -> np.ndarray:
+    """Every pixel's brightness in percent of the tray's under it (uint8): its brightest channel, or
+    with channel 0-2 and the tray's colour that one channel (in_channel)."""
+    v = brightest(frame) if channel < 0 or tray is None else in_channel(frame, tray, channel)
     h, w = v.shape
     level = level_small.astype(np.float32)
     if background is not None:
@@ -144,16 +155,17 @@ def brightness_ratio(frame: np.ndarray, level_small: np.ndarray, background: np.
 
 
 def die_masks(frame: np.ndarray, level_small: np.ndarray, background: np.ndarray | None = None,
-              side: float | None = None, dark: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              side: float | None = None, dark: float = 1.0, tray: np.ndarray | None = None,
+              channel: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(core, face, die): the dark faces of dice; the same with the gaps their symbols and glare
     cut closed; and that grown over each die's lighter rounded rim.
 
     dark: the ratios above are for a light tray (white card, a pale sheet). On a darker tray (green
     felt, wood) the same dice are a larger share of the tray's brightness; calibration measures by
-    how much (one of DARKER) and the ratios are raised by it."""
+    how much (one of DARKER) and the ratios are raised by it. tray, channel: see brightness_ratio."""
     core_ratio, black_ratio = min(CORE_RATIO * dark, 0.85), min(BLACK_RATIO * dark, 0.75)
     edge_ratio = min(EDGE_RATIO * dark, 0.92)
-    ratio = brightness_ratio(frame, level_small, background)
+    ratio = brightness_ratio(frame, level_small, background, tray, channel)
     s = side or DEFAULT_SIDE
     core = cv2.morphologyEx(cv2.compare(ratio, core_ratio * 100, cv2.CMP_LT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     edge = cv2.morphologyEx(cv2.compare(ratio, edge_ratio * 100, cv2.CMP_LT), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -220,7 +232,7 @@ def size_off(a: float, b: float) -> float:
 
 
 def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray | None = None,
-           expected=None, dark: float = 1.0, judge=None) -> Detection:
+           expected=None, dark: float = 1.0, judge=None, channel: int = -1) -> Detection:
     """Every die on the tray, touching dice split, hands flagged and dice under them dropped.
 
     side: the die's side in pixels (calibrated), else measured from the frame. expected: how many
@@ -228,11 +240,12 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
     ways to split a cluster, and `check` says so when no plausible way gives that many dice. dark: see
     die_masks (calibrated for the tray; 1.0 for a light one). judge(ways, side, tray): how surely
     each way's dice cut from this frame read as faces (0-1 each), to choose between ways of cutting
-    touching dice (counting.Judge)."""
+    touching dice (counting.Judge). channel: the colour channel coloured dice are looked for in
+    (brightness_ratio; -1: the brightest)."""
     small = cv2.resize(frame, SMALL, interpolation=cv2.INTER_AREA)
     level, tray = tray_level(frame, small)
     hand, hand_mask = find_hand(small, tray)
-    core, face, die = die_masks(frame, level, background, side, dark)
+    core, face, die = die_masks(frame, level, background, side, dark, tray, channel)
     found = find_regions(die, core, face)
     known = side is not None
     # pieces of one die cut apart by a highlight only tell the size once joined: the frame's own

@@ -93,6 +93,9 @@ class Model:
     pip_weight: float = 0.0
     # how far each die's cut is moved outward onto its top face, whose sides the camera sees (find/parallax.py)
     parallax: float = 0.0
+    # coloured dice (navy, purple): the colour channel they are found in, the tray's colour divided out
+    # (find/detect.brightness_ratio, teach/sizing.die_channel); -1 the brightest channel, as for black dice
+    channel: int = -1
     # (protos, as float32 columns, their squared lengths, each class's columns): worked out once (_prototypes)
     _compared: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -304,7 +307,7 @@ def _arrays(model: Model) -> dict:
         scale=np.array(model.scale, np.float32), radius=np.array(model.radius, np.float32),
         side=np.array(model.side, np.float32), dark=np.array(model.dark, np.float32),
         shrink=np.array(model.shrink, np.float32), threshold=np.array(model.threshold, np.float32),
-        parallax=np.array(model.parallax, np.float32),
+        parallax=np.array(model.parallax, np.float32), channel=np.array(model.channel, np.int8),
     )
     if model.background is not None:
         arrays["background"] = model.background
@@ -410,11 +413,15 @@ def _model(path: Path, data: dict) -> Model:
                  net_trust=float(np.clip(np.nan_to_num(data.get("net_trust", 0.0)), 0.0, 1.0)),
                  soften=float(np.clip(np.nan_to_num(data.get("soften", 0.0)), 0.0, MAX_SOFTEN)), signed=signed,
                  nudge=float(np.clip(np.nan_to_num(data.get("nudge", 0.0)), 0.0, MAX_NUDGE)),
-                 balanced=bool(data.get("balanced", False)), parallax=float(data.get("parallax", 0.0)))
+                 balanced=bool(data.get("balanced", False)), parallax=float(data.get("parallax", 0.0)),
+)
     sizes = {"scale": model.scale, "radius": model.radius, "side": model.side, "dark": model.dark,
              "threshold": model.threshold, "parallax": model.parallax}
     wrong = [k for k, v in sizes.items() if not math.isfinite(v) or v < 0 or (v == 0 and k in ("scale", "dark"))]
     wrong += ["parallax"] if model.parallax > MAX_PARALLAX else []
+    channel = float(data.get("channel", -1))  # a colour channel (BGR) or -1: a number that is none is damage
+    wrong += [] if channel in (-1.0, 0.0, 1.0, 2.0) else ["channel"]
+    model.channel = int(channel) if not wrong else -1
     if wrong or model.threshold > 1 or not np.all(np.isfinite(protos)):
         raise ModelError(f"model file {str(path)!r} has damaged numbers: {', '.join(wrong) or 'prototypes or threshold'}")
     if SECOND + "protos" in data:

@@ -166,7 +166,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     found = {}
     for face, items in shots.items():
         for f, img in items:
-            det = detect(img, side=side, background=background, dark=dark)
+            det = detect(img, side=side, background=background, dark=dark, channel=sized.channel)
             found[f] = det if det.dice else first[f]  # a die the table's size hides (a large symbol, glare): its own size found it
     parallax = parallax_of([(face, img, found[f]) for face, items in shots.items() for f, img in items])
     for face, items in shots.items():
@@ -192,7 +192,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         photo += 1
         whole = read_image(roll.path)
         img = working(read_image(roll.path, WORK_SIDE * MAX_LARGER), sized.shrink)[0]
-        det = detect(img, side=side, background=background, dark=dark)
+        det = detect(img, side=side, background=background, dark=dark, channel=sized.channel)
         det = replace(det, dice=tops(det.dice, img.shape, det.side, parallax))
         light = white(det.tray, sized.tray)
         pairs = paired(det.dice, roll, img.shape[1] / whole.shape[1], det.side)
@@ -253,7 +253,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             report = {**quality(model.proba(d.copy()), truth, photo_count, model.threshold),
                       "untaught_unknown": round(untaught_unknown(model, d, truth), 3)}
     model.side, model.dark, model.background, model.shrink = side, dark, background, sized.shrink
-    model.parallax = parallax
+    model.parallax, model.channel = parallax, sized.channel
     model.tray_colour = sized.tray
     doubts = left_out_doubts(truth, files, d, *([fits["map"][1]] if both is not None else []))
     if nets.get(pick) is not None:

@@ -25,6 +25,7 @@ class Sized(NamedTuple):
     shrink: float  # below 1 the pictures are read smaller than reader.working's size, above 1 larger (Model.shrink)
     blank: tuple | None  # (face, file) of a photo in which no die is found at any size tried
     tiny: tuple | None  # (face, file, side) of the photo with the smallest dice found whole, when too small to read
+    channel: int = -1  # coloured dice: the colour channel they are looked for in (die_channel); -1 the brightest
 
 
 # where the middle of a die found in the calibration photos should sit, in parts of a black die's
@@ -39,6 +40,19 @@ SMALLEST = 12.0  # pixels across (as the reader first works on a frame): smaller
 # move taken there cost a few dice in a thousand; where the sides show (the second renderer's tables,
 # bench/other_renderer.py) it brought 6 to 22 of 52-73 more (9.7-30 %; one table of 16 +5 %)
 CLEAR_MOVE = 0.08
+# A die is coloured (navy, purple) when its body's darkest colour channel is at most this share of its
+# brightest, both in itself and with the tray's colour divided out (the same channel both ways: a black die
+# on green felt is darkest against the felt in green, and under a warm lamp darkest in blue in itself). Against
+# the tray the second renderer's navy and purple dice measure 0.34-0.57, its black ones 0.75-0.96, the real
+# black dice 0.77. Looked for in that channel, a navy die sits at 0.11-0.16 of the tray where its brightest
+# channel is at 0.3-0.4, near the ratio a die must fall below (detect.CORE_RATIO): lamp-lit ones were found
+# in part or not at all
+COLOURED = 0.65
+BODY_SHARE = 40  # percent of a die's middle taken as its body (the darkest), for its colour (die_channel)
+# Of the dice found, how many must be coloured alike (die_channel): the second renderer's navy and purple
+# tables 82-100 %, its black ones 0-6 %. The real photos' smaller dice, purple among smoky and teal (64 %
+# purple; bench/other_dice.py), looked for in green read two fives and sixes fewer `unknown`, one surely a four
+ALIKE = 0.8
 
 
 def at_die_size(originals: dict) -> Sized:
@@ -53,7 +67,10 @@ def at_die_size(originals: dict) -> Sized:
         empties = [img for _, img in shots.pop("empty")]
         background = background_of(empties)
         taken = [(face, f, img) for face, items in shots.items() for f, img in items]
-        dark, found = darkness([img for _, _, img in taken], empties, background)
+        faces = [img for _, _, img in taken]
+        if attempt == 0:  # the dice's colour, judged once: at another size their pieces may say otherwise
+            channel = die_channel(faces, darkness(faces, empties, background)[1], background)
+        dark, found = darkness(faces, empties, background, channel)
         missing = next(((face, f) for (face, f, _), det in zip(taken, found) if not det.dice), None)
         if missing:
             blank = blank or missing  # the photo that showed none at the size first tried is named
@@ -79,7 +96,7 @@ def at_die_size(originals: dict) -> Sized:
         face, f, least = min((t for t in sizes if t[2] >= PART * side / shrink), key=lambda t: t[2])
         tiny = (face, f, least) if least < SMALLEST else None
     tray = np.median([tray_level(img)[1] for img in empties], axis=0).astype(np.float32)
-    return Sized(shots, background, tray, dark, by_file, side if not blank else 0.0, shrink, blank, tiny)
+    return Sized(shots, background, tray, dark, by_file, side if not blank else 0.0, shrink, blank, tiny, channel)
 
 
 def _to_size(side: float) -> float:
@@ -108,14 +125,15 @@ def background_of(frames: list[np.ndarray]) -> np.ndarray:
     return np.median(np.stack(stack), axis=0).astype(np.uint8)
 
 
-def darkness(faces: list[np.ndarray], empties: list[np.ndarray], background: np.ndarray) -> tuple[float, list[Detection]]:
+def darkness(faces: list[np.ndarray], empties: list[np.ndarray], background: np.ndarray,
+             channel: int = -1) -> tuple[float, list[Detection]]:
     """How much darker this tray makes the dice look than a light tray does, and each face photo's
     detection at it: the least of detect.DARKER under which every face photo shows a die and no empty
     photo does (1.0 on a white card; more on felt or wood), raised further while the dice found are
     lighter than a black die's face should be (face_level) and keep their size. When none does, 1.0,
-    and the caller names the photo without a die."""
+    and the caller names the photo without a die. channel: see die_channel."""
     for i, dark in enumerate(DARKER):
-        found = _every_face_found(faces, empties, background, dark)
+        found = _every_face_found(faces, empties, background, dark, channel)
         if found is None:
             continue
         # Finding a die is not finding all of it: on green felt or dark wood a black die's face sits
@@ -126,25 +144,25 @@ def darkness(faces: list[np.ndarray], empties: list[np.ndarray], background: np.
         # photos repainted as felt or wood a raise that made dice whole grew them by 2 %; on rendered
         # ZomBee tables (whose symbols make the middles look light) and under a washed-out camera's
         # tone curve (whose lifted darks do too), by 4-18 %
-        wanted = min(DARKER, key=lambda d: abs(d - face_level(faces, found, background) / (BODY * BLACK_RATIO)))
+        wanted = min(DARKER, key=lambda d: abs(d - face_level(faces, found, background, channel) / (BODY * BLACK_RATIO)))
         for deeper in DARKER[i + 1:]:
-            more = _every_face_found(faces, empties, background, deeper) if deeper <= wanted else None
+            more = _every_face_found(faces, empties, background, deeper, channel) if deeper <= wanted else None
             if more is None or _side(more) > GROWN * _side(found):
                 break
             dark, found = deeper, more
         return dark, found
-    return DARKER[0], [detect(img, background=background, dark=DARKER[0]) for img in faces]
+    return DARKER[0], [detect(img, background=background, dark=DARKER[0], channel=channel) for img in faces]
 
 
 def _every_face_found(faces: list[np.ndarray], empties: list[np.ndarray], background: np.ndarray,
-                      dark: float) -> list[Detection] | None:
+                      dark: float, channel: int = -1) -> list[Detection] | None:
     """Each face photo's detection at dark, or None when a face photo shows no die or an empty one does."""
     found = []
     for img in faces:
-        found.append(detect(img, background=background, dark=dark))
+        found.append(detect(img, background=background, dark=dark, channel=channel))
         if not found[-1].dice:
             return None
-    if any(detect(img, background=background, dark=dark).dice for img in empties):
+    if any(detect(img, background=background, dark=dark, channel=channel).dice for img in empties):
         return None
     return found
 
@@ -154,17 +172,46 @@ def _side(found: list[Detection]) -> float:
     return float(np.median([det.side for det in found]))
 
 
-def face_level(faces: list[np.ndarray], found: list[Detection], background: np.ndarray) -> float:
+def face_level(faces: list[np.ndarray], found: list[Detection], background: np.ndarray, channel: int = -1) -> float:
     """How dark the dice found look: the median over them of the brightness in the middle of each (a
     disc of 0.7 of its side, its symbol and a glare included), in parts of the tray's brightness."""
     levels = []
     for img, det in zip(faces, found):
-        ratio = brightness_ratio(img, tray_level(img)[0], background)
+        level, tray = tray_level(img)
+        ratio = brightness_ratio(img, level, background, tray, channel)
         for b in det.dice:
             disc = np.zeros(ratio.shape, np.uint8)
             cv2.circle(disc, (int(round(b.x)), int(round(b.y))), max(int(0.35 * det.side), 1), 255, -1)
             levels.append(float(np.median(ratio[disc > 0])))
     return float(np.median(levels)) / 100
+
+
+def die_channel(faces: list[np.ndarray], found: list[Detection], background: np.ndarray) -> int:
+    """The colour channel (0-2, BGR) in which the dice found look darkest against the tray, its colour
+    divided out, when at least ALIKE of them are coloured there (see COLOURED: navy or purple dice);
+    else -1, black dice or a set of many colours."""
+    darkest = []
+    for img, det in zip(faces, found):
+        level, tray = tray_level(img)
+        ratios = [brightness_ratio(img, level, background, tray, k) for k in range(3)]
+        brightness = brightness_ratio(img, level, background)
+        for b in det.dice:
+            disc = np.zeros(img.shape[:2], np.uint8)
+            cv2.circle(disc, (int(round(b.x)), int(round(b.y))), max(int(0.35 * det.side), 1), 255, -1)
+            inside = disc > 0
+            # the body, not its symbol or pips: the darker part of the middle (a yellow drop covers much of it)
+            body = inside & (brightness <= np.percentile(brightness[inside], BODY_SHARE))
+            # coloured both in itself and against the tray: a black die on green felt is darkest against
+            # the felt in green, and under a warm lamp darkest in blue in itself
+            own = np.array([float(np.median(img[..., k][body])) for k in range(3)])
+            seen = np.array([float(np.median(r[body])) for r in ratios])
+            darkest.append(int(seen.argmin()) if own.argmin() == seen.argmin() and own.min() <= COLOURED * own.max()
+                           and seen.min() <= COLOURED * seen.max() else -1)
+    coloured = [k for k in darkest if k >= 0]
+    if not coloured:
+        return -1
+    channel = max(set(coloured), key=coloured.count)
+    return channel if coloured.count(channel) >= ALIKE * len(darkest) else -1
 
 
 def parallax_of(taken: list) -> float:
