@@ -413,8 +413,7 @@ def _model(path: Path, data: dict) -> Model:
                  net_trust=float(np.clip(np.nan_to_num(data.get("net_trust", 0.0)), 0.0, 1.0)),
                  soften=float(np.clip(np.nan_to_num(data.get("soften", 0.0)), 0.0, MAX_SOFTEN)), signed=signed,
                  nudge=float(np.clip(np.nan_to_num(data.get("nudge", 0.0)), 0.0, MAX_NUDGE)),
-                 balanced=bool(data.get("balanced", False)), parallax=float(data.get("parallax", 0.0)),
-)
+                 balanced=bool(data.get("balanced", False)), parallax=float(data.get("parallax", 0.0)))
     sizes = {"scale": model.scale, "radius": model.radius, "side": model.side, "dark": model.dark,
              "threshold": model.threshold, "parallax": model.parallax}
     wrong = [k for k, v in sizes.items() if not math.isfinite(v) or v < 0 or (v == 0 and k in ("scale", "dark"))]

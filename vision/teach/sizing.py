@@ -69,8 +69,10 @@ def at_die_size(originals: dict) -> Sized:
         taken = [(face, f, img) for face, items in shots.items() for f, img in items]
         faces = [img for _, _, img in taken]
         if attempt == 0:  # the dice's colour, judged once: at another size their pieces may say otherwise
-            channel = die_channel(faces, darkness(faces, empties, background)[1], background)
-        dark, found = darkness(faces, empties, background, channel)
+            dark, found = darkness(faces, empties, background)
+            channel = die_channel(faces, found, background)
+        if attempt or channel >= 0:
+            dark, found = darkness(faces, empties, background, channel)
         missing = next(((face, f) for (face, f, _), det in zip(taken, found) if not det.dice), None)
         if missing:
             blank = blank or missing  # the photo that showed none at the size first tried is named
@@ -180,10 +182,15 @@ def face_level(faces: list[np.ndarray], found: list[Detection], background: np.n
         level, tray = tray_level(img)
         ratio = brightness_ratio(img, level, background, tray, channel)
         for b in det.dice:
-            disc = np.zeros(ratio.shape, np.uint8)
-            cv2.circle(disc, (int(round(b.x)), int(round(b.y))), max(int(0.35 * det.side), 1), 255, -1)
-            levels.append(float(np.median(ratio[disc > 0])))
+            levels.append(float(np.median(ratio[_middle(ratio.shape, b, det.side)])))
     return float(np.median(levels)) / 100
+
+
+def _middle(shape: tuple, b, side: float) -> np.ndarray:
+    """The middle of the die b as a boolean mask of a picture of shape: a disc of 0.7 of its side."""
+    disc = np.zeros(shape, np.uint8)
+    cv2.circle(disc, (int(round(b.x)), int(round(b.y))), max(int(0.35 * side), 1), 255, -1)
+    return disc > 0
 
 
 def die_channel(faces: list[np.ndarray], found: list[Detection], background: np.ndarray) -> int:
@@ -196,9 +203,7 @@ def die_channel(faces: list[np.ndarray], found: list[Detection], background: np.
         ratios = [brightness_ratio(img, level, background, tray, k) for k in range(3)]
         brightness = brightness_ratio(img, level, background)
         for b in det.dice:
-            disc = np.zeros(img.shape[:2], np.uint8)
-            cv2.circle(disc, (int(round(b.x)), int(round(b.y))), max(int(0.35 * det.side), 1), 255, -1)
-            inside = disc > 0
+            inside = _middle(img.shape[:2], b, det.side)
             # the body, not its symbol or pips: the darker part of the middle (a yellow drop covers much of it)
             body = inside & (brightness <= np.percentile(brightness[inside], BODY_SHARE))
             # coloured both in itself and against the tray: a black die on green felt is darkest against
