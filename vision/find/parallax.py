@@ -19,7 +19,8 @@ from dataclasses import replace
 
 FOCAL = 0.83  # a 62-degree lens: 0.5 / tan(31 degrees) of the picture's width
 # tried by calibration, none first (it wins a tie). The real photos under other lamps and dyes
-# (bench/cameras.py --seeds 2) read 3120 of 3150 dice with the quarter, no sure die wrong; 3118 and one without
+# (bench/cameras.py --seeds 2) read two dice more with the quarter than without it, and no sure die wrong
+# where without it one was
 PARALLAXES = (0.0, 0.25, 0.5, 1.0)
 
 
