@@ -466,3 +466,50 @@ def test_a_model_given_other_prototypes_compares_dice_with_those():
     assert vm.CLASSES[m.predict_proba(die)[0].argmax()] == vm.CLASSES[1]
     m.protos = np.roll(m.protos, 1, axis=0)  # each face's example now stands where another's stood
     assert vm.CLASSES[m.predict_proba(die)[0].argmax()] != vm.CLASSES[1]
+
+
+def _layered(tmp_path):
+    """A calibrated-like model naming faces by its prototypes and a face layer of its own (no network)."""
+    from vision.name.facelayer import FEATURE_COUNT, fit_layer
+    rng = np.random.default_rng(5)
+    layer = fit_layer(rng.normal(0, 1, (40, FEATURE_COUNT)).astype(np.float32), np.arange(40) % 4, 4)
+    return replace(vm.load_model(), net=None, face_layer=layer, own_weight=0.65, net_trust=0.5)
+
+
+def test_a_tables_face_layer_keeps_through_the_file_and_reads_the_same(tmp_path):
+    m = _layered(tmp_path)
+    path = tmp_path / "layered.npz"
+    vm.save_model(m, path)
+    back = vm.load_model(path)
+    assert back.face_layer is not None and back.net is None and back.needs_looks
+    rng = np.random.default_rng(6)
+    x = rng.normal(0, 0.1, (4, vm.DIM)).astype(np.float32)
+    views = (m.protos[:4, None] + rng.normal(0, 0.02, (4, 8, m.protos.shape[1]))).astype(np.float32)
+    looks = rng.uniform(0, 1.2, (4, SIDE, SIDE, 3)).astype(np.float32)
+    read = back.predict_proba(x, views=views, looks=looks)
+    assert np.allclose(read, m.predict_proba(x, views=views, looks=looks), atol=1e-3)
+    assert not np.allclose(read, replace(m, face_layer=None).predict_proba(x, views=views), atol=1e-3)
+    with pytest.raises(ValueError, match="crop"):
+        back.predict_proba(x, views=views)  # the layer reads each die's crop
+
+
+@pytest.mark.parametrize("field, value", [("face_layer_weights", np.nan), ("face_layer_bias", np.zeros(7))])
+def test_a_damaged_face_layer_is_refused_with_the_file_named(tmp_path, field, value):
+    path = tmp_path / "layered.npz"
+    vm.save_model(_layered(tmp_path), path)
+    with np.load(path) as z:
+        data = {k: z[k] for k in z.files}
+    data[field] = np.full_like(data[field], value) if np.ndim(value) == 0 else value
+    np.savez(path, **data)
+    with pytest.raises(vm.ModelError, match="layered.npz.*face layer is damaged"):
+        vm.load_model(path)
+
+
+def test_a_face_layer_without_its_crop_network_is_refused_with_the_file_named(tmp_path):
+    path = tmp_path / "layered.npz"
+    vm.save_model(_layered(tmp_path), path)
+    with np.load(path) as z:
+        data = {k: z[k] for k in z.files if k != "crop_net"}
+    np.savez(path, **data)
+    with pytest.raises(vm.ModelError, match="layered.npz.*no crop network"):
+        vm.load_model(path)

@@ -105,7 +105,16 @@ class OnnxNet:
             raise cls.ERROR(f"{cls.WHAT} {str(path)!r} cannot be read: {exc.strerror or exc}") from None
         return cls(data, str(path), classes)
 
-    def forward(self, blob: np.ndarray) -> np.ndarray:
+    def forward(self, blob: np.ndarray, output: str | None = None) -> np.ndarray:
+        """The network's answer for blob, or the values of its node named output (an inner layer's)."""
         with self._lock:
             self._net.setInput(np.ascontiguousarray(blob, np.float32))
-            return self._net.forward()
+            return self._net.forward(self._layer(output)) if output else self._net.forward()
+
+    def _layer(self, output: str) -> str:
+        """cv2.dnn's name for the layer that writes the ONNX node output named output: OpenCV 4.x
+        names a layer by its node's output, newer releases prefix it ("onnx_node_output_0!flat")."""
+        for name in self._net.getLayerNames():
+            if name == output or name.endswith("!" + output):
+                return name
+        raise self.ERROR(f"{self.WHAT} {self.source!r} has no output {output!r}")

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..onnx import NetError, OnnxNet
+from .facelayer import FEATURES
 
 DEFAULT_ONNX = Path(__file__).parent.parent / "models" / "crop.onnx"
 
@@ -28,9 +29,18 @@ class CropNet(OnnxNet):
 
     def proba(self, seen: np.ndarray) -> np.ndarray:
         """(n, classes) probabilities of n crops seen as (n, side, side, 3) (cnn.looks)."""
+        return self._run(seen, None, len(self.classes))
+
+    def features(self, seen: np.ndarray) -> np.ndarray:
+        """(n, FEATURES) what the convolutions see in n crops (cnn.looks): what a table's own face layer
+        reads (facelayer.py)."""
+        out = self._run(seen, FEATURES, None)
+        return out.reshape(len(out), -1 if len(out) else 0).astype(np.float32)
+
+    def _run(self, seen: np.ndarray, output: str | None, width: int | None) -> np.ndarray:
         x = np.asarray(seen, np.float32)
         if x.ndim != 4 or x.shape[1:] != (self.side, self.side, 3):
             raise ValueError(f"the crop network reads crops of {self.side}x{self.side} colour pixels, got shape {x.shape}")
         if not len(x):
-            return np.zeros((0, len(self.classes)), np.float32)
-        return np.array(self.forward(x.transpose(0, 3, 1, 2)), np.float64)
+            return np.zeros((0, width or 0), np.float32)
+        return np.array(self.forward(x.transpose(0, 3, 1, 2), output), np.float64)

@@ -36,6 +36,7 @@ from companion.errors import ConfigError
 from ..cut.features import DIM, VIEW_DIM, dihedral, view_dim
 from .cnn import joined
 from .cropnet import CropNet, CropNetError
+from .facelayer import FEATURE_COUNT, FaceLayer
 from .net import KEYS as NET_KEYS, edges_read, net_proba
 from .pipfaces import checked as pips_checked
 
@@ -75,6 +76,8 @@ class Model:
     report: dict | None = field(default=None)  # calibration quality report (see report.quality)
     net: dict | None = field(default=None, repr=False)  # ZomBee network (net.py): tells faces apart
     cnn: CropNet | None = field(default=None, repr=False)  # the default's crop network (cnn.py): a second opinion on it
+    # a table's own face layer on the crop network's convolutions (facelayer.py), for dice the stock network misreads
+    face_layer: FaceLayer | None = field(default=None, repr=False)
     descriptor: str = "map"  # "map": symbol maps (features.face_map); "views": features.views
     neighbours: int = 1  # prototypes of a face that are averaged (squared) into its distance
     own_weight: float = 0.0  # with a network: how much the prototypes' own choice of face counts (see gated)
@@ -108,7 +111,7 @@ class Model:
     @property
     def needs_looks(self) -> bool:
         """True when predict_proba also wants each die's crop as the crop network sees it (cnn.looks)."""
-        return self.net is not None and self.cnn is not None
+        return self.cnn is not None and (self.net is not None or self.face_layer is not None)
 
     @property
     def needs_symbols(self) -> bool:
@@ -179,14 +182,15 @@ class Model:
         if self.needs_views and views is None:
             raise ValueError("this model compares views of each die (features.die_views)")
         p = self.proba(self.near(x, views) if near is None else near)
-        if self.net is None:
-            return p
+        if self.needs_looks and looks is None:
+            raise ValueError("this model also reads each die's crop (cnn.looks of symbol.dice_patches)")
+        if self.net is None:  # the table's face layer names the face, as a refitted network does
+            return p if self.face_layer is None else \
+                gated(p, self.face_layer.proba(self.cnn.features(looks)), self.own_weight, self.net_trust)
         if extra is None:
             raise ValueError("this model also needs the symbol statistics of each die (symbol.symbol_features)")
         q = net_proba(self.net, x, extra, views if net_views is None else net_views)
         if self.cnn is not None:
-            if looks is None:
-                raise ValueError("this model also reads each die's crop (cnn.looks of symbol.dice_patches)")
             q = joined(q, self.cnn.proba(looks), COLOUR_ONLY)
         return gated(p, q, self.own_weight, self.net_trust)
 
@@ -309,6 +313,8 @@ def _arrays(model: Model) -> dict:
         shrink=np.array(model.shrink, np.float32), threshold=np.array(model.threshold, np.float32),
         parallax=np.array(model.parallax, np.float32), channel=np.array(model.channel, np.int8),
     )
+    if model.face_layer is not None:
+        arrays.update(model.face_layer.to_arrays())
     if model.background is not None:
         arrays["background"] = model.background
     if model.tray_colour is not None:
@@ -394,11 +400,17 @@ def _model(path: Path, data: dict) -> Model:
                 or net["w1"].shape[1] != net["w2"].shape[0] or net["w2"].shape[1] != len(CLASSES) \
                 or not 0 <= edges_read(net) <= WIDTH["views"]:
             raise ModelError(f"model file {str(path)!r} has a damaged network")
+    try:
+        face_layer = FaceLayer.from_arrays(data, FEATURE_COUNT, UNKNOWN)
+    except ValueError as exc:
+        raise ModelError(f"model file {str(path)!r}: {exc}") from None
+    if face_layer is not None and "crop_net" not in data:
+        raise ModelError(f"model file {str(path)!r} has a face layer but no crop network to read the dice with")
     cnn = None  # files from before the ONNX crop network kept its arrays (cnn_*): read without it
     if "crop_net" in data:
         name = Path(str(data["crop_net"])).name  # a name beside the model file, never a path elsewhere
-        if net is None:
-            raise ModelError(f"model file {str(path)!r} has a crop network but no first network to join it to")
+        if net is None and face_layer is None:
+            raise ModelError(f"model file {str(path)!r} has a crop network but no network or face layer to join it to")
         try:
             cnn = CropNet.load(Path(path).parent / name, CLASSES)
         except CropNetError as exc:
@@ -407,7 +419,8 @@ def _model(path: Path, data: dict) -> Model:
                  kind=str(data.get("kind", "default")), side=float(data.get("side", 0.0)),
                  dark=float(data.get("dark", 1.0)), shrink=float(np.clip(data.get("shrink", 1.0), 0.05, MAX_LARGER)),
                  background=background, tray_colour=tray_colour,
-                 threshold=float(data.get("threshold", 0.5)), report=report, net=net, cnn=cnn, descriptor=descriptor,
+                 threshold=float(data.get("threshold", 0.5)), report=report, net=net, cnn=cnn, face_layer=face_layer,
+                 descriptor=descriptor,
                  neighbours=max(1, int(data.get("neighbours", 1))),
                  own_weight=float(np.clip(data.get("own_weight", 0.0), 0.0, 1.0)),
                  net_trust=float(np.clip(np.nan_to_num(data.get("net_trust", 0.0)), 0.0, 1.0)),

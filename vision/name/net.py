@@ -88,7 +88,7 @@ def fit_net(maps: np.ndarray, extra: np.ndarray, y: np.ndarray, classes: int, *,
         g = (p - onehot) * sw
         gz = (g @ w2.T) * (1 - z * z)
         grads = [xs.T @ gz + l2 * w1, gz.sum(0), z.T @ g + l2 * w2, g.sum(0)]
-        _adam(params, grads, m1, m2, t, lr)
+        adam(params, grads, m1, m2, t, lr)
     if prior is not None:
         params[3] = with_prior(params[3], prior)
     net = dict(zip(KEYS, [mean.astype(np.float32), std.astype(np.float32)] + [p.astype(np.float32) for p in params]))
@@ -103,7 +103,7 @@ def with_prior(bias: np.ndarray, prior) -> np.ndarray:
     return bias + np.log(np.asarray(prior, np.float32) * len(bias))
 
 
-def _adam(params: list, grads: list, m1: list, m2: list, t: int, lr: float) -> None:
+def adam(params: list, grads: list, m1: list, m2: list, t: int, lr: float) -> None:
     """One step of Adam (step t, from 1) on params, in place."""
     for i, gr in enumerate(grads):
         m1[i] = 0.9 * m1[i] + 0.1 * gr
@@ -137,7 +137,7 @@ def fit_head(net: dict, z: np.ndarray, y: np.ndarray, faces: int, *, hold: float
         p /= p.sum(0)
         g = (p - onehot) / xt.shape[1]
         grads = [xt @ g.T + 2 * hold * (params[0] - w0), g.sum(1) + 2 * hold * (params[1] - b0)]
-        _adam(params, grads, m1, m2, t, 0.02)
+        adam(params, grads, m1, m2, t, 0.02)
     out = dict(net)
     out["w2"], out["b2"] = net["w2"].copy(), net["b2"].copy()
     out["w2"][:, :faces], out["b2"][:faces] = params

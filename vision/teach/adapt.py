@@ -20,7 +20,9 @@ import cv2
 import numpy as np
 
 from ..cut.features import die_features, die_views
-from ..cut.symbol import symbol_features
+from ..cut.symbol import dice_patches, symbol_features
+from ..name.cnn import looks
+from ..name.facelayer import FaceLayer, fit_layer
 from ..name.net import fit_head, hidden, net_proba
 from .examples import glare
 
@@ -33,14 +35,22 @@ HOLD = 0.001
 # made calibration grow with the square of the photos (20 photos a face of five dice each: 50 s here,
 # some 200 s on a Pi), and corrections learned at the table add photos every time.
 FOLDS = 24
+# A face layer (facelayer.py) learns each calibration die as photographed in all eight turns and
+# mirrors, and each of its other cuts in TURNS of them: every cut in every turn made calibration
+# seconds slower for no die more. It is measured leaving out one of LAYER_FOLDS shares of the photos
+# at a time (each share a fit of the 1024 numbers; one a photo took 10 s)
+TURNS = 2
+LAYER_FOLDS = 6
 
 
 def inputs(img: np.ndarray, blob, side: float, tray: np.ndarray, with_views: bool,
            light: np.ndarray | None = None) -> tuple:
     """What the network reads of one die: its symbol map, symbol statistics and (when it reads edge
-    directions) its views (light: see features.views_of)."""
+    directions) its views (light: see features.views_of); and its crop as the crop network sees it
+    (cnn.looks), for a face layer (facelayer.py)."""
     return (die_features(img, blob, side, tray), symbol_features(img, blob, side, tray),
-            die_views(img, blob, side, tray, light) if with_views else None)
+            die_views(img, blob, side, tray, light) if with_views else None,
+            looks(dice_patches(img, [blob], side), tray)[0])
 
 
 def cuts(img: np.ndarray, blob, side: float, tray: np.ndarray, rng, with_views: bool, n: int = JITTER,
@@ -62,6 +72,47 @@ def cuts(img: np.ndarray, blob, side: float, tray: np.ndarray, rng, with_views: 
         out.append(inputs(np.clip(w, 0, 255).astype(np.uint8), moved, side * rng.uniform(0.9, 1.1), tray,
                           with_views, light))
     return out
+
+
+def layer_features(cnn, dice: list, rng) -> tuple[list[np.ndarray], np.ndarray]:
+    """What a face layer learns from, per die of dice (each its cuts' inputs): the crop network's
+    features of the die as photographed in its eight quarter turns and mirrors and of every other cut
+    in TURNS of them at random; and of each die as photographed, as the reader will see it."""
+    crops, owner = [], []
+    for k, rows in enumerate(dice):
+        mine = [dihedral_crops(rows[0][3])] + [dihedral_crops(r[3])[rng.choice(8, TURNS, replace=False)]
+                                               for r in rows[1:]]
+        crops.extend(mine)
+        owner.extend([k] * sum(len(m) for m in mine))
+    features = cnn.features(np.concatenate(crops))
+    owner = np.array(owner)
+    return [features[owner == k] for k in range(len(dice))], features[np.searchsorted(owner, np.arange(len(dice)))]
+
+
+def dihedral_crops(crop: np.ndarray) -> np.ndarray:
+    """(8, side, side, 3): a square crop in its four quarter turns, then mirrored in theirs."""
+    return np.stack([np.rot90(c, k) for c in (crop, crop[:, ::-1]) for k in range(4)])
+
+
+def layer_left_out(taught_features: list[np.ndarray], plain: np.ndarray, faces: np.ndarray, photo: np.ndarray,
+                   classes: int) -> np.ndarray:
+    """(dice, classes + 1) each die as photographed read by a face layer fitted without its share of
+    the photos (LAYER_FOLDS shares): how the layer reads a die it was not taught."""
+    out = np.zeros((len(plain), classes + 1), np.float32)
+    photos = np.unique(photo)
+    fold = np.searchsorted(photos, photo) % LAYER_FOLDS
+    for g in np.unique(fold):
+        rest = np.flatnonzero(fold != g)
+        if not len(rest):
+            continue
+        layer = face_layer([taught_features[i] for i in rest], faces[rest], classes)
+        out[fold == g] = layer.proba(plain[fold == g])
+    return out
+
+
+def face_layer(taught_features: list[np.ndarray], faces: np.ndarray, classes: int) -> FaceLayer:
+    """A face layer fitted to dice whose cuts' features are given (layer_features)."""
+    return fit_layer(np.concatenate(taught_features), np.repeat(faces, [len(f) for f in taught_features]), classes)
 
 
 def stacked(rows: list) -> tuple:
