@@ -95,6 +95,7 @@ class OnnxNet:
                              f"this reader needs {', '.join(classes)}")
         self._net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
         self._lock = threading.Lock()
+        self._layers: dict[str, str] = {}  # an inner output's layer name, found once (_layer)
 
     @classmethod
     def load(cls, path, classes):
@@ -113,8 +114,11 @@ class OnnxNet:
 
     def _layer(self, output: str) -> str:
         """cv2.dnn's name for the layer that writes the ONNX node output named output: OpenCV 4.x
-        names a layer by its node's output, newer releases prefix it ("onnx_node_output_0!flat")."""
-        for name in self._net.getLayerNames():
-            if name == output or name.endswith("!" + output):
-                return name
-        raise self.ERROR(f"{self.WHAT} {self.source!r} has no output {output!r}")
+        names a layer by its node's output, newer releases prefix it ("onnx_node_output_0!flat"). Looked
+        up once: a face layer reads every frame's dice through it."""
+        if output not in self._layers:
+            named = [name for name in self._net.getLayerNames() if name == output or name.endswith("!" + output)]
+            if not named:
+                raise self.ERROR(f"{self.WHAT} {self.source!r} has no output {output!r}")
+            self._layers[output] = named[0]
+        return self._layers[output]
