@@ -26,10 +26,14 @@ import operator
 from itertools import product
 from typing import Iterable, Sequence
 
-from .coaching import DEFAULT_DICE, face_chances
 from .commands import DICE_FACES
 from .zombee import FLOWERS, VARIANTS
 from .zombee_dice import DICE, HONEY_FOR_A_DROP, MAX_ROLLS, can_roll_again, reroll_choices, set_aside
+
+# Each die: 2 bee, 2 ZomBee, 1 Zzz, 1 honey (a published description of the dice); the settings may
+# say otherwise (coaching.py)
+DEFAULT_DIE = ("bee", "bee", "honey", "zzz", "zombee", "zombee")
+DEFAULT_DICE = (DEFAULT_DIE,) * DICE
 
 TIE = 1e-12  # values closer than this are a tie: the earlier option (stopping first) wins
 
@@ -231,6 +235,11 @@ def worth(state: dict) -> list[float]:
 
 def prepare(faces: dict[str, float]) -> None:
     tree(tuple(float(faces[f]) for f in DICE_FACES))
+
+
+def face_chances(dice: Sequence[Sequence[str]]) -> dict[str, float]:
+    """The chance of each face on one die of unknown type: the average over the dice."""
+    return {f: sum(d.count(f) / len(d) for d in dice) / len(dice) for f in DICE_FACES}
 
 
 def has_decision(state: dict | None) -> bool:

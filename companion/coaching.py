@@ -14,15 +14,13 @@ import threading
 from collections import OrderedDict
 from typing import Any, Sequence
 
+from .coach import DEFAULT_DICE, coach, face_chances, prepare
 from .commands import DICE_FACES
 from .errors import ConfigError
 from .zombee_dice import DICE
 
 MODES = ("off", "tip", "full")
 DEFAULT_MODE = "tip"
-# Each die: 2 bee, 2 ZomBee, 1 Zzz, 1 honey (a published description of the dice).
-DEFAULT_DIE = ("bee", "bee", "honey", "zzz", "zombee", "zombee")
-DEFAULT_DICE = (DEFAULT_DIE,) * DICE
 FACES_PER_DIE = 6
 CACHE_SIZE = 256
 log = logging.getLogger(__name__)
@@ -48,11 +46,6 @@ def parse_dice(value: Any, source: str = "the config file") -> tuple[tuple[str, 
             raise ConfigError(f"{where}: die {n} has an unknown face {bad[0]!r}; faces are {', '.join(DICE_FACES)}")
         dice.append(tuple(die))
     return tuple(dice)
-
-
-def face_chances(dice: Sequence[Sequence[str]]) -> dict[str, float]:
-    """The chance of each face on one die of unknown type: the average over the dice."""
-    return {f: sum(d.count(f) / len(d) for d in dice) / len(dice) for f in DICE_FACES}
 
 
 class Coaching:
@@ -81,8 +74,6 @@ class Coaching:
 
     def prepare(self) -> None:
         """Build the coach's tables for these faces now (about 0.1 s the first time), not for the first phone."""
-        from .coach import prepare
-
         prepare(self.faces())
 
     def attach(self, state: dict | None) -> dict | None:
@@ -100,8 +91,6 @@ class Coaching:
             with self._lock:
                 if key in self._cache:
                     return self._cache[key]
-        from .coach import coach  # imported here: coach.py imports this module
-
         try:
             result = coach(state, faces)
         except Exception:  # a fault in the coach must never cost a phone its state or its stream
