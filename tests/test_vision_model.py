@@ -513,3 +513,29 @@ def test_a_face_layer_without_its_crop_network_is_refused_with_the_file_named(tm
     np.savez(path, **data)
     with pytest.raises(vm.ModelError, match="layered.npz.*no crop network"):
         vm.load_model(path)
+
+
+def test_a_model_that_cannot_be_written_takes_its_new_crop_network_off_the_card_again(tmp_path, monkeypatch):
+    # the crop network reaches the card, then it is full: the model is not written, and nothing of it stays
+    import errno
+
+    import companion.files
+
+    real_write = companion.files.os.write
+
+    def full_at_the_model(fd, data):  # the model file is a zip archive ("PK"); the ONNX file is not
+        if bytes(data[:2]) == b"PK":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(companion.files.os, "write", full_at_the_model)
+    with pytest.raises(companion.files.WriteError, match="layered.npz"):
+        vm.save_model(_layered(tmp_path), tmp_path / "layered.npz")
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    (tmp_path / "crop.onnx").write_bytes(vm.load_model().cnn.data)  # one already there, for another model
+    monkeypatch.setattr(companion.files.os, "write", lambda fd, data: (_ for _ in ()).throw(
+        OSError(errno.ENOSPC, "No space left on device")))
+    with pytest.raises(companion.files.WriteError, match="layered.npz"):
+        vm.save_model(_layered(tmp_path), tmp_path / "layered.npz")
+    assert [p.name for p in tmp_path.iterdir()] == ["crop.onnx"]  # kept: the other model needs it

@@ -260,9 +260,17 @@ def surer_face(now: np.ndarray, other: np.ndarray, at_least: float, cap: float) 
 
 def save_model(model: Model, path) -> None:
     """Write model to path whole (companion.files.write_atomic): a full card leaves the file that was
-    there as it was, and raises WriteError naming the file and the room left."""
+    there as it was, and raises WriteError naming the file and the room left. A crop network written
+    beside it for this model alone goes again when the model itself cannot be written: on a full
+    card it would hold room nobody asked for."""
     path = Path(path)
-    files.write_atomic(path, model_bytes(model, path.parent))
+    before = set(path.parent.glob("*.onnx"))
+    try:
+        files.write_atomic(path, model_bytes(model, path.parent))
+    except files.WriteError:
+        for written in set(path.parent.glob("*.onnx")) - before:
+            written.unlink(missing_ok=True)
+        raise
 
 
 def model_bytes(model: Model, folder) -> bytes:
