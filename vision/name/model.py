@@ -23,9 +23,11 @@ import hashlib
 import io
 import json
 import math
+import shutil
 import zipfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -258,22 +260,22 @@ def surer_face(now: np.ndarray, other: np.ndarray, at_least: float, cap: float) 
     return out
 
 
-def save_model(model: Model, path) -> None:
+def save_model(model: Model, path, disk_usage: Callable = shutil.disk_usage) -> None:
     """Write model to path whole (companion.files.write_atomic): a full card leaves the file that was
     there as it was, and raises WriteError naming the file and the room left. A crop network written
     beside it for this model alone goes again when the model itself cannot be written: on a full
-    card it would hold room nobody asked for."""
+    card it would hold room nobody asked for. disk_usage: see files.write_atomic."""
     path = Path(path)
     before = set(path.parent.glob("*.onnx"))
     try:
-        files.write_atomic(path, model_bytes(model, path.parent))
+        files.write_atomic(path, model_bytes(model, path.parent, disk_usage), disk_usage=disk_usage)
     except files.WriteError:
         for written in set(path.parent.glob("*.onnx")) - before:
             written.unlink(missing_ok=True)
         raise
 
 
-def model_bytes(model: Model, folder) -> bytes:
+def model_bytes(model: Model, folder, disk_usage: Callable = shutil.disk_usage) -> bytes:
     """The model file's bytes; a crop network is kept beside it in folder, by name."""
     arrays = _arrays(model)
     if model.report is not None:
@@ -281,7 +283,7 @@ def model_bytes(model: Model, folder) -> bytes:
     if model.net is not None:
         arrays.update({"net_" + k: v for k, v in model.net.items()})
     if model.cnn is not None:  # the ONNX file beside the model, by name (older readers ignore the key)
-        arrays["crop_net"] = np.array(_crop_file(model.cnn, Path(folder)))
+        arrays["crop_net"] = np.array(_crop_file(model.cnn, Path(folder), disk_usage))
     if model.second is not None:  # older readers ignore these keys and read the first way alone
         arrays.update({SECOND + k: v for k, v in _arrays(model.second).items()})
         arrays["second_weight"] = np.array(model.second_weight, np.float32)
@@ -293,7 +295,7 @@ def model_bytes(model: Model, folder) -> bytes:
     return out.getvalue()
 
 
-def _crop_file(cnn: CropNet, folder: Path) -> str:
+def _crop_file(cnn: CropNet, folder: Path, disk_usage: Callable) -> str:
     """The name, in folder, of a file holding cnn's ONNX bytes: its own name when that file holds them
     (or is not there yet, and is written), else one named by its content."""
     for name in (Path(cnn.source).name, f"crop-{hashlib.sha256(cnn.data).hexdigest()[:12]}.onnx"):
@@ -301,7 +303,7 @@ def _crop_file(cnn: CropNet, folder: Path) -> str:
             continue
         target = folder / name
         if not target.exists():
-            files.write_atomic(target, cnn.data)
+            files.write_atomic(target, cnn.data, disk_usage=disk_usage)
         if target.read_bytes() == cnn.data:
             return name
     raise ModelError(f"could not keep the crop network beside the model in {str(folder)!r}")

@@ -33,7 +33,7 @@ from companion import files
 from companion.commands import DICE_FACES
 from companion.errors import ImageError
 
-from ..name.model import Model, ModelError, load_model, model_bytes
+from ..name.model import Model, ModelError, load_model, save_model
 
 STEPS = DICE_FACES + ("empty",)  # the wizard's order: each face, then the empty tray
 DEFAULT = "default"  # the model shipped in the package
@@ -265,7 +265,7 @@ class DiceStore:
         return path
 
     def save_draft_model(self, model: Model) -> None:
-        self._write(self.draft_model, model_bytes(model, self.root))
+        save_model(model, self.draft_model, self.disk_usage)  # and the crop network it names, beside it
 
     def photo_size(self) -> int | None:
         """About how much room one calibration photo takes (the mean of those on the card), or None."""
