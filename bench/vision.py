@@ -51,7 +51,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from vision.name import model as vmodel  # noqa: E402
+from vision.name import modelfile as mf  # noqa: E402
 from vision.demo import render  # noqa: E402
 from vision.demo.art import PIP_ART, PIP_FACES, UNTAUGHT  # noqa: E402
 from vision.teach.calibrate import CalibrationError, calibrate  # noqa: E402
@@ -292,9 +292,9 @@ def bench_speed():
           f"(target <= 15 ms; a Raspberry Pi 4 is about 4x slower)")
     loads = []
     for _ in range(10):
-        vmodel._load_default.cache_clear()
+        mf._load_default.cache_clear()
         t = time.perf_counter()
-        vmodel.load_model()
+        mf.load_model()
         loads.append(time.perf_counter() - t)
     print(f"load the default model: median {1000 * statistics.median(loads):.1f} ms (target <= 200 ms)")
     # a calibrated model of each kind (model.Model.descriptor; ZomBee dice, as calibrated, both ways:

@@ -13,7 +13,7 @@ from pathlib import Path
 from companion.config import Settings
 from table_companion.run import taught_model
 from tests.support.teaching import QuickRig, small_model
-from vision.name.model import save_model
+from vision.name.modelfile import save_model
 from vision.teach.captures import DEFAULT, DiceStore
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,8 @@ from vision.teach import adapt
 from vision.demo import render
 from vision.teach.calibrate import NET_TRUST, _with_net, calibrate
 from vision.teach.report import report_lines
-from vision.name.model import CLASSES, UNKNOWN, Model, load_model
+from vision.name.model import CLASSES, UNKNOWN, Model
+from vision.name.modelfile import load_model
 from vision.reader import DiceReader
 from tools.train import match
 

@@ -417,7 +417,7 @@ def test_a_camera_close_over_the_tray_is_calibrated_and_reads_the_same_dice(tmp_
     read from a smaller copy, the same for calibration and play (the model keeps the shrink)."""
     import json
 
-    from vision.name.model import load_model, save_model
+    from vision.name.modelfile import load_model, save_model
     from vision.images import read_image
 
     save_model(calibrate(_changed_calibration(tmp_path, lambda img: _closer(img)[0])), tmp_path / "close.npz")
@@ -445,7 +445,7 @@ def test_a_camera_far_from_the_tray_is_calibrated_and_reads_its_small_dice(tmp_p
     closer. Calibration refused these photos before ("no die found")."""
     import json
 
-    from vision.name.model import load_model, save_model
+    from vision.name.modelfile import load_model, save_model
     from vision.images import read_image
 
     def far(img):
@@ -677,7 +677,7 @@ def test_zombee_dice_are_read_both_by_their_views_and_by_their_symbol_maps(tmp_p
     # lamp's spot beside a round honey drop for a plain bee's white wing. On this table of plain bees
     # and round honey drops under glare, maps alone read 4 of the next 199 dice wrong
     from vision.demo.art import Art
-    from vision.name.model import load_model, save_model
+    from vision.name.modelfile import load_model, save_model
 
     rng = np.random.default_rng(8_300_014)
     rig = render.with_art(render.random_rig(rng, render.HELDOUT),

@@ -139,7 +139,7 @@ PHOTOS = Path(__file__).parent / "fixtures" / "dice-photos"
 
 
 def test_calibrate_prints_the_report_and_keeps_a_better_model_unless_forced(tmp_path, capsys):
-    from vision.name.model import load_model, save_model
+    from vision.name.modelfile import load_model, save_model
 
     out = tmp_path / "table.npz"
     assert run(["vision", "calibrate", str(PHOTOS / "calibration"), "--out", str(out)]) == 0
@@ -169,7 +169,7 @@ def test_calibrating_again_with_corrected_rolls_replaces_the_model_taught_withou
     """A game night replayed through rolls/ (read, correct the wrong rolls, calibrate again with the same
     --out, read on): the rolls just corrected are the hard dice, so the new model's own cross-validated
     figure falls, and the model in place was kept; the corrections never taught."""
-    from vision.name.model import load_model, save_model
+    from vision.name.modelfile import load_model, save_model
 
     table, out = tmp_path / "table", tmp_path / "table.npz"
     shutil.copytree(PHOTOS / "calibration", table)
@@ -192,7 +192,7 @@ def test_calibrating_again_with_corrected_rolls_replaces_the_model_taught_withou
 
 
 def test_a_model_of_the_first_format_is_named_in_one_line(tmp_path, capsys):
-    from vision.name.model import DEFAULT_PATH
+    from vision.name.modelfile import DEFAULT_PATH
 
     old = tmp_path / "last_year.npz"
     with np.load(DEFAULT_PATH) as z:
@@ -207,7 +207,7 @@ def test_a_model_of_the_first_format_is_named_in_one_line(tmp_path, capsys):
 
 
 def test_calibrate_can_be_told_how_to_compare_dice(tmp_path, capsys):
-    from vision.name.model import load_model
+    from vision.name.modelfile import load_model
 
     for compare in ("map", "views"):
         out = tmp_path / f"{compare}.npz"
@@ -233,7 +233,7 @@ def test_a_calibration_that_cannot_be_written_leaves_the_model_in_place_whole(tm
     import errno
 
     import companion.files
-    from vision.name.model import load_model
+    from vision.name.modelfile import load_model
 
     out = tmp_path / "table.npz"
     out.write_bytes(b"the old model")
@@ -333,7 +333,7 @@ def test_read_says_when_the_dice_look_another_size_than_taught_and_keeps_its_jso
     were left out as another set's, and the line said only "no dice". Now they are read at their size."""
     from dataclasses import replace
 
-    from vision.name.model import save_model
+    from vision.name.modelfile import save_model
     from vision.images import read_image
     from vision.reader import DiceReader
 

@@ -12,6 +12,7 @@ from tools.export_onnx import to_cropnet
 from tools.train import match
 from vision.demo import render
 from vision.name import model as vm
+from vision.name import modelfile as mf
 from vision.name.cnn import SIDE, joined
 from vision.name.cropnet import CropNet, CropNetError
 from vision.onnx import metadata
@@ -92,7 +93,7 @@ def test_two_answers_joined_agree_on_the_face_but_only_the_first_says_whether_it
 
 
 def test_a_model_without_the_crops_it_reads_says_so():
-    m = vm.load_model()
+    m = mf.load_model()
     assert m.needs_looks  # the shipped model carries a crop network
     extra = np.zeros((1, m.net["mean"].shape[0] - vm.DIM - int(m.net.get("hog", 0))), np.float32)
     views = np.zeros((1, 8, m.protos.shape[1]), np.float32)
@@ -101,35 +102,35 @@ def test_a_model_without_the_crops_it_reads_says_so():
 
 
 def test_the_crop_network_travels_beside_the_model_file_and_older_files_read_without_it(tmp_path):
-    m = vm.load_model()
-    vm.save_model(m, tmp_path / "m.npz")
+    m = mf.load_model()
+    mf.save_model(m, tmp_path / "m.npz")
     assert (tmp_path / "crop.onnx").read_bytes() == m.cnn.data
-    back = vm.load_model(tmp_path / "m.npz")
+    back = mf.load_model(tmp_path / "m.npz")
     crops = np.random.default_rng(1).random((4, SIDE, SIDE, 3)).astype(np.float32)
     assert np.allclose(back.cnn.proba(crops), m.cnn.proba(crops))
-    vm.save_model(replace(m, cnn=None), tmp_path / "older.npz")
-    assert vm.load_model(tmp_path / "older.npz").cnn is None
+    mf.save_model(replace(m, cnn=None), tmp_path / "older.npz")
+    assert mf.load_model(tmp_path / "older.npz").cnn is None
 
 
 def test_another_crop_network_saved_in_the_same_folder_does_not_overwrite_the_first(tmp_path):
-    m = vm.load_model()
+    m = mf.load_model()
     other = replace(m, cnn=to_cropnet(_random_network(np.random.default_rng(5))))
-    vm.save_model(m, tmp_path / "a.npz")
-    vm.save_model(other, tmp_path / "b.npz")
-    assert vm.load_model(tmp_path / "a.npz").cnn.data == m.cnn.data
-    assert vm.load_model(tmp_path / "b.npz").cnn.data == other.cnn.data
+    mf.save_model(m, tmp_path / "a.npz")
+    mf.save_model(other, tmp_path / "b.npz")
+    assert mf.load_model(tmp_path / "a.npz").cnn.data == m.cnn.data
+    assert mf.load_model(tmp_path / "b.npz").cnn.data == other.cnn.data
 
 
 @pytest.mark.parametrize("damage", ["missing", "truncated", "empty"])
 def test_a_damaged_crop_network_is_refused_with_the_model_file_named(tmp_path, damage):
-    vm.save_model(vm.load_model(), tmp_path / "ok.npz")
+    mf.save_model(mf.load_model(), tmp_path / "ok.npz")
     onnx_file = tmp_path / "crop.onnx"
     if damage == "missing":
         onnx_file.unlink()
     else:
         onnx_file.write_bytes(b"" if damage == "empty" else onnx_file.read_bytes()[:1000])
     with pytest.raises(vm.ModelError, match="ok.npz.*crop.onnx"):
-        vm.load_model(tmp_path / "ok.npz")
+        mf.load_model(tmp_path / "ok.npz")
 
 
 def test_the_default_reads_more_dice_of_art_it_never_saw_with_the_crop_network():
@@ -137,7 +138,7 @@ def test_the_default_reads_more_dice_of_art_it_never_saw_with_the_crop_network()
     network takes the cell's hollow and a lamp's glow round it for a bee's stripes and wings; the
     crop network reads the shape, and the two together read more of these dice right: 994 of these
     1000 dice, against 980 with the first network alone."""
-    both, alone = DiceReader(), DiceReader(replace(vm.load_model(), cnn=None))
+    both, alone = DiceReader(), DiceReader(replace(mf.load_model(), cnn=None))
     right = {"both": 0, "alone": 0}
     dice = 0
     for seed in range(200):

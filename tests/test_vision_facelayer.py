@@ -8,7 +8,7 @@ import pytest
 
 from vision.name.cropnet import CropNetError
 from vision.name.facelayer import FEATURE_COUNT, FaceLayer, fit_layer
-from vision.name.model import load_model
+from vision.name.modelfile import load_model
 from vision.reader import DiceReader
 from vision.teach.calibrate import calibrate
 

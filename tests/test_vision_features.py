@@ -7,7 +7,8 @@ from vision.demo import render
 from vision.name.cnn import looks
 from vision.find.detect import detect
 from vision.cut.features import PATCH, SOFTEN, VIEW_PATCH, crop, deglared, die_features, die_views, views_of
-from vision.name.model import CLASSES, load_model
+from vision.name.model import CLASSES
+from vision.name.modelfile import load_model
 from vision.cut.symbol import dice_patches, symbol_features
 
 

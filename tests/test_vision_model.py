@@ -5,6 +5,7 @@ import pytest
 
 from companion.errors import ConfigError
 from vision.name import model as vm
+from vision.name import modelfile as mf
 from vision.name.cnn import SIDE
 
 
@@ -15,10 +16,10 @@ def _statistics(m):
 
 
 def test_default_model_loads_and_is_versioned():
-    vm._load_default.cache_clear()
-    m = vm.load_model()  # how fast: bench/vision.py prints the median load time against its 200 ms target
-    with np.load(vm.DEFAULT_PATH) as z:
-        assert int(z["format_version"]) == vm.FORMAT_VERSION
+    mf._load_default.cache_clear()
+    m = mf.load_model()  # how fast: bench/vision.py prints the median load time against its 200 ms target
+    with np.load(mf.DEFAULT_PATH) as z:
+        assert int(z["format_version"]) == mf.FORMAT_VERSION
     extra = np.zeros((2, _statistics(m)), np.float32) if m.needs_symbols else None
     views = np.zeros((2, 8, vm.WIDTH[m.descriptor]), np.float32) if m.needs_views else None
     looks = np.zeros((2, SIDE, SIDE, 3), np.float32) if m.needs_looks else None
@@ -26,7 +27,7 @@ def test_default_model_loads_and_is_versioned():
 
 
 def test_round_trip_keeps_predictions(tmp_path):
-    m = vm.load_model()
+    m = mf.load_model()
     m.side = 31.5
     m.dark = 1.45  # a darker tray than white card, learned at calibration
     m.shrink = 0.35  # a camera close over the tray: its frames are read at a third of their size
@@ -35,8 +36,8 @@ def test_round_trip_keeps_predictions(tmp_path):
     assert m.nudge == 0  # the shipped model reads each die from one cut
     m.nudge = 0.03  # a calibrated pip model reads a doubtful die again from cuts nudged off centre
     path = tmp_path / "m.npz"
-    vm.save_model(m, path)
-    back = vm.load_model(path)
+    mf.save_model(m, path)
+    back = mf.load_model(path)
     rng = np.random.default_rng(0)
     x = rng.normal(0, 0.1, (5, vm.DIM)).astype(np.float32)  # the maps the network reads
     views = (m.protos[:5, None] + rng.normal(0, 0.02, (5, 8, m.protos.shape[1]))).astype(np.float32)
@@ -51,7 +52,7 @@ def test_round_trip_keeps_predictions(tmp_path):
 
 
 def test_a_die_read_from_several_cuts_is_as_near_each_face_as_its_nearest_cut():
-    m = vm.load_model()
+    m = mf.load_model()
     rng = np.random.default_rng(3)
     views = (m.protos[:3, None] + rng.normal(0, 0.05, (3, 8, m.protos.shape[1]))).astype(np.float32)
     nudged = (m.protos[:3, None] + rng.normal(0, 0.05, (3, 32, m.protos.shape[1]))).astype(np.float32)
@@ -71,11 +72,11 @@ def test_a_die_read_from_several_cuts_is_as_near_each_face_as_its_nearest_cut():
 
 def test_a_calibrated_tray_keeps_its_own_colour_and_only_a_change_of_light_is_divided_out(tmp_path):
     brown = np.array([90.0, 125.0, 160.0], np.float32)  # a wooden table's BGR as the empty photos showed it
-    m = vm.load_model()
+    m = mf.load_model()
     assert np.array_equal(m.white(brown), brown)  # uncalibrated: the tray is taken for white
     m.tray_colour = brown
-    vm.save_model(m, tmp_path / "wood.npz")
-    back = vm.load_model(tmp_path / "wood.npz")
+    mf.save_model(m, tmp_path / "wood.npz")
+    back = mf.load_model(tmp_path / "wood.npz")
     assert np.allclose(back.tray_colour, brown)
     # the same table in the same light: a die's brightness (for its views) is divided by one number,
     # the table's, so a red pip stays as much brighter than the die as the camera shows it
@@ -88,22 +89,22 @@ def test_a_calibrated_tray_keeps_its_own_colour_and_only_a_change_of_light_is_di
 @pytest.mark.parametrize("colour", [np.zeros(3, np.float32), np.array([1.0, np.nan, 2.0], np.float32),
                                     np.ones(4, np.float32)])
 def test_a_damaged_tray_colour_is_refused_with_the_file_named(tmp_path, colour):
-    m = vm.load_model()
+    m = mf.load_model()
     m.tray_colour = colour
-    vm.save_model(m, tmp_path / "odd.npz")
+    mf.save_model(m, tmp_path / "odd.npz")
     with pytest.raises(vm.ModelError, match="odd.npz.*tray colour"):
-        vm.load_model(tmp_path / "odd.npz")
+        mf.load_model(tmp_path / "odd.npz")
 
 
 def test_wrong_version_is_refused_with_the_file_named(tmp_path):
     path = tmp_path / "old.npz"
-    with np.load(vm.DEFAULT_PATH) as z:
+    with np.load(mf.DEFAULT_PATH) as z:
         data = {k: z[k] for k in z.files}
-    data["format_version"] = np.array(vm.FORMAT_VERSION + 1)
+    data["format_version"] = np.array(mf.FORMAT_VERSION + 1)
     with open(path, "wb") as fh:
         np.savez(fh, **data)
     with pytest.raises(vm.ModelError, match="old.npz.*version") as info:
-        vm.load_model(path)
+        mf.load_model(path)
     assert isinstance(info.value, ConfigError)
     # made by a newer companion: updating this one is the cure (it said "run python -m tools.train")
     assert "made by a newer companion" in str(info.value) and "update the companion" in str(info.value)
@@ -125,12 +126,12 @@ def test_a_model_file_with_one_field_damaged_is_refused_with_the_file_named(tmp_
     # A hand-edited or half-written field came out as a traceback (int('abc'), cv2.error on a picture of
     # the empty tray that was a string): every one is the one-line ModelError naming the file.
     path = tmp_path / "edited.npz"
-    m = vm.load_model()
+    m = mf.load_model()
     m.background = np.full((24, 32), 200.0, np.float32)
-    vm.save_model(m, path)
+    mf.save_model(m, path)
     _damage(path, field, value)
     with pytest.raises(vm.ModelError, match="edited.npz") as info:
-        vm.load_model(path)
+        mf.load_model(path)
     assert isinstance(info.value, ConfigError)
 
 
@@ -138,14 +139,14 @@ def test_a_model_file_with_one_field_damaged_is_refused_with_the_file_named(tmp_
                                           ("second_descriptor", "smell")])
 def test_a_damaged_second_way_of_comparing_is_refused_with_the_file_named(tmp_path, field, value):
     path = tmp_path / "both.npz"
-    m = replace(vm.load_model(), second=_toy(), second_weight=0.3)
-    vm.save_model(m, path)
-    back = vm.load_model(path)
+    m = replace(mf.load_model(), second=_toy(), second_weight=0.3)
+    mf.save_model(m, path)
+    back = mf.load_model(path)
     assert back.second.descriptor == "map" and back.second_weight == pytest.approx(0.3)
     assert back.second.net is back.net  # one network, read once per die by each way
     _damage(path, field, value)
     with pytest.raises(vm.ModelError, match="both.npz"):
-        vm.load_model(path)
+        mf.load_model(path)
 
 
 @pytest.mark.parametrize("field, value", [("pips", np.array([1, 2, 2, 4])), ("pips", np.array([1, 2, 3])),
@@ -153,41 +154,41 @@ def test_a_damaged_second_way_of_comparing_is_refused_with_the_file_named(tmp_pa
                                           ("pip_weight", np.nan), ("pip_weight", 0.0), ("pip_weight", 1.5)])
 def test_pip_counts_keep_in_the_file_and_damaged_ones_are_refused_with_the_file_named(tmp_path, field, value):
     path = tmp_path / "pips.npz"
-    vm.save_model(replace(vm.load_model(), pips=(1, 2, 3, 6), pip_weight=0.5), path)
-    back = vm.load_model(path)
+    mf.save_model(replace(mf.load_model(), pips=(1, 2, 3, 6), pip_weight=0.5), path)
+    back = mf.load_model(path)
     assert back.pips == (1, 2, 3, 6) and back.pip_weight == pytest.approx(0.5)
     _damage(path, field, value)
     with pytest.raises(vm.ModelError, match="pips.npz"):
-        vm.load_model(path)
+        mf.load_model(path)
 
 
 @pytest.mark.parametrize("value", [np.nan, -0.5, 9.0, "far"])
 def test_the_parallax_keeps_in_the_file_and_a_damaged_one_is_refused_with_the_file_named(tmp_path, value):
     path = tmp_path / "sides.npz"
-    vm.save_model(replace(vm.load_model(), parallax=0.5), path)
-    assert vm.load_model(path).parallax == pytest.approx(0.5)
+    mf.save_model(replace(mf.load_model(), parallax=0.5), path)
+    assert mf.load_model(path).parallax == pytest.approx(0.5)
     _damage(path, "parallax", value)
     with pytest.raises(vm.ModelError, match="sides.npz"):
-        vm.load_model(path)
+        mf.load_model(path)
 
 
 @pytest.mark.parametrize("value", [np.nan, 1.5, 3, -2, "green"])
 def test_the_colour_channel_keeps_in_the_file_and_a_damaged_one_is_refused_with_the_file_named(tmp_path, value):
     path = tmp_path / "purple.npz"
-    vm.save_model(replace(vm.load_model(), channel=1), path)
-    assert vm.load_model(path).channel == 1
+    mf.save_model(replace(mf.load_model(), channel=1), path)
+    assert mf.load_model(path).channel == 1
     _damage(path, "channel", value)
     with pytest.raises(vm.ModelError, match="purple.npz"):
-        vm.load_model(path)
+        mf.load_model(path)
 
 
 def test_a_model_file_from_before_coloured_dice_looks_for_dice_in_their_brightest_channel(tmp_path):
     path = tmp_path / "old.npz"
-    vm.save_model(vm.load_model(), path)
+    mf.save_model(mf.load_model(), path)
     with np.load(path) as z:
         data = {k: z[k] for k in z.files if k != "channel"}
     np.savez(path, **data)
-    assert vm.load_model(path).channel == -1
+    assert mf.load_model(path).channel == -1
 
 
 def test_dice_read_two_ways_are_sure_only_of_a_face_both_ways_find_likely():
@@ -210,9 +211,9 @@ def test_dice_read_two_ways_are_sure_only_of_a_face_both_ways_find_likely():
 def test_a_model_read_both_ways_compares_views_then_maps_or_its_file_is_refused(tmp_path):
     path = tmp_path / "swapped.npz"
     first = replace(_toy(), descriptor="map")
-    vm.save_model(replace(first, second=replace(vm.load_model(), net=None), second_weight=0.3), path)
+    mf.save_model(replace(first, second=replace(mf.load_model(), net=None), second_weight=0.3), path)
     with pytest.raises(vm.ModelError, match="swapped.npz.*views first, then symbol maps"):
-        vm.load_model(path)
+        mf.load_model(path)
 
 
 @pytest.mark.parametrize("content", [b"", b"garbage", b"PK\x03\x04 truncated zip"])
@@ -220,10 +221,10 @@ def test_corrupt_or_missing_model_is_a_clear_error(tmp_path, content):
     path = tmp_path / "bad.npz"
     path.write_bytes(content)
     with pytest.raises(vm.ModelError, match="bad.npz") as info:
-        vm.load_model(path)
+        mf.load_model(path)
     assert str(info.value).count("bad.npz") == 1  # said once (a file not a zip was named twice)
     with pytest.raises(vm.ModelError, match="does not exist"):
-        vm.load_model(tmp_path / "nope.npz")
+        mf.load_model(tmp_path / "nope.npz")
 
 
 def _toy(scale=0.1, radius=0.5):
@@ -279,19 +280,19 @@ def test_report_travels_with_the_model(tmp_path):
     m = _toy()
     m.report = {"ok": False, "faces": {"bee": 1.0, "honey": 0.5, "zzz": 1.0, "zombee": 1.0}, "weakest": "honey",
                 "advice": "take 2 more photos of honey"}
-    vm.save_model(m, tmp_path / "r.npz")
-    assert vm.load_model(tmp_path / "r.npz").report == m.report
+    mf.save_model(m, tmp_path / "r.npz")
+    assert mf.load_model(tmp_path / "r.npz").report == m.report
 
 
 def test_a_model_of_another_shape_is_refused(tmp_path):
     path = tmp_path / "odd.npz"
-    with np.load(vm.DEFAULT_PATH) as z:
+    with np.load(mf.DEFAULT_PATH) as z:
         data = {k: z[k] for k in z.files}
     data["protos"] = data["protos"][:, :10]
     with open(path, "wb") as fh:
         np.savez(fh, **data)
     with pytest.raises(vm.ModelError, match="odd.npz.*shape"):
-        vm.load_model(path)
+        mf.load_model(path)
 
 
 def test_a_model_comparing_views_keeps_them_through_its_file(tmp_path):
@@ -301,8 +302,8 @@ def test_a_model_comparing_views_keeps_them_through_its_file(tmp_path):
     protos = rng.normal(size=(4, VIEW_DIM)).astype(np.float32)
     protos /= np.linalg.norm(protos, axis=1, keepdims=True)
     m = vm.Model(protos, np.arange(4), scale=0.1, radius=0.5, kind="calibrated", descriptor="views")
-    vm.save_model(m, tmp_path / "v.npz")
-    back = vm.load_model(tmp_path / "v.npz")
+    mf.save_model(m, tmp_path / "v.npz")
+    back = mf.load_model(tmp_path / "v.npz")
     assert back.descriptor == "views" and back.needs_views
     turned = np.repeat(protos[:, None], 8, axis=1)  # every turn of each die looks like its prototype
     assert back.predict_proba(None, views=turned).argmax(1).tolist() == [0, 1, 2, 3]
@@ -317,18 +318,18 @@ def test_signed_views_are_kept_through_the_file_and_older_files_read_as_unsigned
     protos = rng.normal(size=(4, SIGNED_VIEW_DIM)).astype(np.float32)
     protos /= np.linalg.norm(protos, axis=1, keepdims=True)
     m = vm.Model(protos, np.arange(4), kind="calibrated", descriptor="views", soften=0.6, signed=True)
-    vm.save_model(m, tmp_path / "s.npz")
-    back = vm.load_model(tmp_path / "s.npz")
+    mf.save_model(m, tmp_path / "s.npz")
+    back = mf.load_model(tmp_path / "s.npz")
     assert back.signed and back.protos.shape == (4, SIGNED_VIEW_DIM)
     with np.load(tmp_path / "s.npz") as z:
         data = {k: z[k] for k in z.files if k != "signed"}
     with open(tmp_path / "old.npz", "wb") as fh:  # a calibration saved before views were signed
         np.savez(fh, **dict(data, protos=data["protos"][:, :VIEW_DIM]))
-    assert not vm.load_model(tmp_path / "old.npz").signed
+    assert not mf.load_model(tmp_path / "old.npz").signed
     with open(tmp_path / "odd.npz", "wb") as fh:  # unsigned widths in a file that says signed
         np.savez(fh, **dict(data, protos=data["protos"][:, :VIEW_DIM], signed=np.array(True)))
     with pytest.raises(vm.ModelError, match="odd.npz.*shape"):
-        vm.load_model(tmp_path / "odd.npz")
+        mf.load_model(tmp_path / "odd.npz")
 
 
 def test_a_lamps_colour_divided_out_at_calibration_is_divided_out_after_loading_too(tmp_path):
@@ -336,14 +337,14 @@ def test_a_lamps_colour_divided_out_at_calibration_is_divided_out_after_loading_
     keeps the table's colour and divides out only a change of light. Older files kept it always."""
     cool = np.array([230.0, 200.0, 150.0], np.float32)  # BGR: the white sheet under a bluish lamp
     m = vm.Model(np.eye(4, vm.DIM, dtype=np.float32), np.arange(4), kind="calibrated", tray_colour=cool, balanced=True)
-    vm.save_model(m, tmp_path / "b.npz")
-    back = vm.load_model(tmp_path / "b.npz")
+    mf.save_model(m, tmp_path / "b.npz")
+    back = mf.load_model(tmp_path / "b.npz")
     assert back.balanced and np.allclose(back.white(cool), cool)  # the blue cast goes, as on the tray
     with np.load(tmp_path / "b.npz") as z:
         data = {k: z[k] for k in z.files if k != "balanced"}
     with open(tmp_path / "old.npz", "wb") as fh:  # saved before calibration could choose
         np.savez(fh, **data)
-    old = vm.load_model(tmp_path / "old.npz")
+    old = mf.load_model(tmp_path / "old.npz")
     assert not old.balanced and np.allclose(old.white(cool), [230, 230, 230])  # the colour kept as it was
 
 
@@ -359,10 +360,10 @@ def test_one_odd_prototype_of_another_face_cannot_decide_alone(tmp_path):
     assert nearest.predict_proba(die).argmax() == 1  # the odd copy alone decides
     three = vm.Model(protos, labels, scale=0.2, radius=1.0, neighbours=3)
     assert three.predict_proba(die).argmax() == 0
-    vm.save_model(three, tmp_path / "k.npz")
-    assert vm.load_model(tmp_path / "k.npz").neighbours == 3
-    vm.save_model(nearest, tmp_path / "one.npz")
-    assert vm.load_model(tmp_path / "one.npz").neighbours == 1
+    mf.save_model(three, tmp_path / "k.npz")
+    assert mf.load_model(tmp_path / "k.npz").neighbours == 3
+    mf.save_model(nearest, tmp_path / "one.npz")
+    assert mf.load_model(tmp_path / "one.npz").neighbours == 1
 
 
 def test_a_network_that_reads_edge_directions_keeps_reading_them_through_its_file(tmp_path):
@@ -383,8 +384,8 @@ def test_a_network_that_reads_edge_directions_keeps_reading_them_through_its_fil
     seeing = fit_net(maps, extra, y, len(vm.CLASSES), views=views, seed=1, epochs=150)
     assert edges_read(blind) == 0 and edges_read(seeing) == HOG_DIM
     m = vm.Model(np.eye(2, VIEW_DIM, dtype=np.float32), np.arange(2), radius=10.0, descriptor="views", net=seeing)
-    vm.save_model(m, tmp_path / "e.npz")
-    back = vm.load_model(tmp_path / "e.npz")
+    mf.save_model(m, tmp_path / "e.npz")
+    back = mf.load_model(tmp_path / "e.npz")
     assert edges_read(back.net) == HOG_DIM and back.needs_views
     maps, extra, views, y = dice(6)  # dice neither network saw
     assert (back.predict_proba(maps, extra, views).argmax(1) == y).mean() >= 0.9
@@ -409,10 +410,10 @@ def test_a_calibrated_tables_own_dice_have_a_say_beside_the_network(tmp_path):
     assert vm.CLASSES[agree[0].argmax()] == "bee" and agree[0].max() > 0.9  # agreeing stays sure
     m = _toy()
     m.own_weight = 0.8
-    vm.save_model(m, tmp_path / "w.npz")
-    assert vm.load_model(tmp_path / "w.npz").own_weight == pytest.approx(0.8)
-    vm.save_model(_toy(), tmp_path / "none.npz")
-    assert vm.load_model(tmp_path / "none.npz").own_weight == 0.0
+    mf.save_model(m, tmp_path / "w.npz")
+    assert mf.load_model(tmp_path / "w.npz").own_weight == pytest.approx(0.8)
+    mf.save_model(_toy(), tmp_path / "none.npz")
+    assert mf.load_model(tmp_path / "none.npz").own_weight == 0.0
 
 
 def test_a_network_refitted_to_the_table_takes_part_of_the_prototypes_doubt_away(tmp_path):
@@ -432,10 +433,10 @@ def test_a_network_refitted_to_the_table_takes_part_of_the_prototypes_doubt_away
     assert vm.CLASSES[strange.argmax()] == "unknown"
     m = _toy()
     m.net_trust = 0.5
-    vm.save_model(m, tmp_path / "t.npz")
-    assert vm.load_model(tmp_path / "t.npz").net_trust == pytest.approx(0.5)
-    vm.save_model(_toy(), tmp_path / "none.npz")
-    assert vm.load_model(tmp_path / "none.npz").net_trust == 0.0  # the stock model keeps full doubt
+    mf.save_model(m, tmp_path / "t.npz")
+    assert mf.load_model(tmp_path / "t.npz").net_trust == pytest.approx(0.5)
+    mf.save_model(_toy(), tmp_path / "none.npz")
+    assert mf.load_model(tmp_path / "none.npz").net_trust == 0.0  # the stock model keeps full doubt
 
 
 def test_a_network_told_that_unreadable_dice_are_rare_calls_a_borderline_die_a_face():
@@ -473,14 +474,14 @@ def _layered(tmp_path):
     from vision.name.facelayer import FEATURE_COUNT, fit_layer
     rng = np.random.default_rng(5)
     layer = fit_layer(rng.normal(0, 1, (40, FEATURE_COUNT)).astype(np.float32), np.arange(40) % 4, 4)
-    return replace(vm.load_model(), net=None, face_layer=layer, own_weight=0.65, net_trust=0.5)
+    return replace(mf.load_model(), net=None, face_layer=layer, own_weight=0.65, net_trust=0.5)
 
 
 def test_a_tables_face_layer_keeps_through_the_file_and_reads_the_same(tmp_path):
     m = _layered(tmp_path)
     path = tmp_path / "layered.npz"
-    vm.save_model(m, path)
-    back = vm.load_model(path)
+    mf.save_model(m, path)
+    back = mf.load_model(path)
     assert back.face_layer is not None and back.net is None and back.needs_looks
     rng = np.random.default_rng(6)
     x = rng.normal(0, 0.1, (4, vm.DIM)).astype(np.float32)
@@ -496,23 +497,23 @@ def test_a_tables_face_layer_keeps_through_the_file_and_reads_the_same(tmp_path)
 @pytest.mark.parametrize("field, value", [("face_layer_weights", np.nan), ("face_layer_bias", np.zeros(7))])
 def test_a_damaged_face_layer_is_refused_with_the_file_named(tmp_path, field, value):
     path = tmp_path / "layered.npz"
-    vm.save_model(_layered(tmp_path), path)
+    mf.save_model(_layered(tmp_path), path)
     with np.load(path) as z:
         data = {k: z[k] for k in z.files}
     data[field] = np.full_like(data[field], value) if np.ndim(value) == 0 else value
     np.savez(path, **data)
     with pytest.raises(vm.ModelError, match="layered.npz.*face layer is damaged"):
-        vm.load_model(path)
+        mf.load_model(path)
 
 
 def test_a_face_layer_without_its_crop_network_is_refused_with_the_file_named(tmp_path):
     path = tmp_path / "layered.npz"
-    vm.save_model(_layered(tmp_path), path)
+    mf.save_model(_layered(tmp_path), path)
     with np.load(path) as z:
         data = {k: z[k] for k in z.files if k != "crop_net"}
     np.savez(path, **data)
     with pytest.raises(vm.ModelError, match="layered.npz.*no crop network"):
-        vm.load_model(path)
+        mf.load_model(path)
 
 
 def test_a_model_that_cannot_be_written_takes_its_new_crop_network_off_the_card_again(tmp_path, monkeypatch):
@@ -530,12 +531,12 @@ def test_a_model_that_cannot_be_written_takes_its_new_crop_network_off_the_card_
 
     monkeypatch.setattr(companion.files.os, "write", full_at_the_model)
     with pytest.raises(companion.files.WriteError, match="layered.npz"):
-        vm.save_model(_layered(tmp_path), tmp_path / "layered.npz")
+        mf.save_model(_layered(tmp_path), tmp_path / "layered.npz")
     assert list(tmp_path.iterdir()) == []
     monkeypatch.undo()
-    (tmp_path / "crop.onnx").write_bytes(vm.load_model().cnn.data)  # one already there, for another model
+    (tmp_path / "crop.onnx").write_bytes(mf.load_model().cnn.data)  # one already there, for another model
     monkeypatch.setattr(companion.files.os, "write", lambda fd, data: (_ for _ in ()).throw(
         OSError(errno.ENOSPC, "No space left on device")))
     with pytest.raises(companion.files.WriteError, match="layered.npz"):
-        vm.save_model(_layered(tmp_path), tmp_path / "layered.npz")
+        mf.save_model(_layered(tmp_path), tmp_path / "layered.npz")
     assert [p.name for p in tmp_path.iterdir()] == ["crop.onnx"]  # kept: the other model needs it

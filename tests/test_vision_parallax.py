@@ -7,7 +7,7 @@ import pytest
 
 from vision.find.clusters import Blob
 from vision.find.parallax import FOCAL, tops
-from vision.name.model import load_model
+from vision.name.modelfile import load_model
 from vision.reader import DiceReader
 
 SHAPE = (480, 640, 3)

@@ -12,7 +12,7 @@ import pytest
 
 from companion.cli import main as companion
 from vision.images import read_image
-from vision.name.model import load_model
+from vision.name.modelfile import load_model
 from vision.teach.rolls import read_labels
 
 PHOTOS = Path(__file__).parent / "fixtures" / "dice-photos"

@@ -13,7 +13,7 @@ from table_companion.demo import demo_camera, lay_apart
 from vision.teach.calibrate import calibrate
 from vision.teach.captures import DEFAULT, STEPS, DiceStore, match_corrections
 from vision.camera.latest import LatestFrame
-from vision.name.model import load_model
+from vision.name.modelfile import load_model
 from vision.reader import DiceReader
 from vision.teach.wizard import TeachBusy, TeachError, Teacher
 

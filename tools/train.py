@@ -26,7 +26,8 @@ from vision.demo.render import TRAIN, random_rig, render_scene
 from vision.find.detect import detect
 from vision.name.cnn import looks
 from vision.name.confidence import fit_confidence
-from vision.name.model import CLASSES, DEFAULT_PATH, UNKNOWN, Model, save_model
+from vision.name.model import CLASSES, UNKNOWN, Model
+from vision.name.modelfile import DEFAULT_PATH, save_model
 from vision.name.net import fit_net
 
 SEED = 2026

@@ -15,7 +15,7 @@ from companion.config import MAX_STILL_MS
 from companion.errors import CameraError, CompanionError, ImageError
 from companion.zombee_dice import DICE
 
-from .name.model import load_model, save_model
+from .name.modelfile import load_model, save_model
 
 
 def register(subparsers) -> argparse.ArgumentParser:

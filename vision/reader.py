@@ -15,7 +15,8 @@ from .find.detect import DARKER, Detection, detect, raised, size_off
 from .find.parallax import tops
 from .images import check_frame, resized
 from .name.cnn import looks
-from .name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, load_model, surer_face
+from .name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, surer_face
+from .name.modelfile import load_model
 from .name.net import edges_read
 from .name.pipfaces import joined as pips_joined, places
 from .pips import beliefs

@@ -16,7 +16,7 @@ import sys
 import companion.files
 import vision.teach.calibrate
 from tests.support.teaching import QuickRig
-from vision.name.model import load_model
+from vision.name.modelfile import load_model
 
 
 LIVE = []  # non-empty while one of the three steps runs

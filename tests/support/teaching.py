@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from vision.camera.latest import LatestFrame
-from vision.name.model import load_model
+from vision.name.modelfile import load_model
 from vision.teach.captures import DiceStore
 from vision.teach.wizard import Teacher
 

@@ -32,7 +32,8 @@ from ..find.detect import detect
 from ..find.parallax import tops
 from ..images import read_image
 from ..name.confidence import fit_confidence, log_likelihood, sure_means_sure, untaught_unknown
-from ..name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, gated, load_model, white
+from ..name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, gated, white
+from ..name.modelfile import load_model
 from ..name.net import edges_read
 from ..name.pipfaces import PIP_WEIGHT, joined as pips_joined, pip_values, places
 from ..pips import beliefs

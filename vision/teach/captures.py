@@ -33,7 +33,8 @@ from companion import files
 from companion.commands import DICE_FACES
 from companion.errors import ImageError
 
-from ..name.model import Model, ModelError, load_model, save_model
+from ..name.model import Model, ModelError
+from ..name.modelfile import DEFAULT_PATH, load_model, save_model
 
 STEPS = DICE_FACES + ("empty",)  # the wizard's order: each face, then the empty tray
 DEFAULT = "default"  # the model shipped in the package
@@ -275,8 +276,6 @@ class DiceStore:
 
     def model_size(self) -> int:
         """About how much room a built model takes (the largest on the card, else the shipped one's)."""
-        from ..name.model import DEFAULT_PATH
-
         sizes = [p.stat().st_size for p in (*self.root.glob("model-*.npz"), self.draft_model) if p.exists()]
         return max(sizes) if sizes else DEFAULT_PATH.stat().st_size
 

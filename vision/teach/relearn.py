@@ -25,7 +25,8 @@ from companion.commands import DICE_FACES
 from companion.errors import CompanionError
 
 from ..images import read_image
-from ..name.model import Model, load_model
+from ..name.model import Model
+from ..name.modelfile import load_model
 from ..reader import DiceReader
 from .captures import DEFAULT
 
