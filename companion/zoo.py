@@ -132,7 +132,7 @@ class Zoo:
         return min(waiting) if waiting else None
 
     def score(self, player: str) -> int:
-        hero = self._hero(player)
+        hero = self.hero(player)
         bonus = SURVIVOR_POINTS if self.ended_by == "last_alive" and hero.alive else 0
         return hero.kills + LOCK_POINTS * len(hero.locks) + bonus
 
@@ -182,9 +182,9 @@ class Zoo:
             CollectLock: self._collect_lock,
             Life: self._life,
             Bullets: self._bullets,
-            Fight: lambda c: zoo_combat.fight(self, c),
-            SpendBullets: lambda c: zoo_combat.spend_bullets(self, c),
-            LoseLife: lambda c: zoo_combat.lose_life(self, c),
+            Fight: lambda c: self._fought(c, zoo_combat.fight(self, c)),
+            SpendBullets: lambda c: self._fought(c, zoo_combat.spend_bullets(self, c)),
+            LoseLife: lambda c: self._fought(c, zoo_combat.lose_life(self, c)),
             AnimalsCleared: self._animals_cleared,
         }
         handler = handlers.get(type(cmd))
@@ -195,8 +195,18 @@ class Zoo:
             )
         return handler(cmd)
 
+    def _fought(self, cmd: Command, result: zoo_combat.Result) -> list[Event]:
+        """A combat command's events, and what its fight came to scored: a zombie killed is a kill (the
+        release clock and the score follow), a last life lost puts the hero out."""
+        events, outcome = result
+        if outcome == zoo_combat.KILLED:
+            return events + self._kill(Kill(cmd.player, 1))
+        if outcome == zoo_combat.OUT:
+            return events + self._knock_out(self.hero(cmd.player))
+        return events
+
     def _kill(self, cmd: Kill) -> list[Event]:
-        hero = self._living(cmd.player, cmd, "take kills")
+        hero = self.living_hero(cmd.player, cmd, "take kills")
         before = hero.kills
         hero.kills += cmd.count
         self._end_fight(hero)  # the zombie in the hero's fight is the one taken
@@ -243,7 +253,7 @@ class Zoo:
                           hero.name, name=hero.name, kills=reached, steps=steps)] + self._if_last_lock_gone()
 
     def _collect_lock(self, cmd: CollectLock) -> list[Event]:
-        hero = self._living(cmd.player, cmd, "collect locks")
+        hero = self.living_hero(cmd.player, cmd, "collect locks")
         side = self.locks[cmd.lock]
         if side not in ON_BOARD:
             owner = next((h.name for h in self.players if cmd.lock in h.locks), None)
@@ -269,7 +279,7 @@ class Zoo:
         given = quote(cmd.to_dict())
         if cmd.delta == 0:
             raise IllegalCommand(f"{given}: a delta of 0 changes nothing; gain with a positive delta, lose with a negative one")
-        hero = self._living(cmd.player, cmd, "gain or lose life")
+        hero = self.living_hero(cmd.player, cmd, "gain or lose life")
         after, most = hero.life + cmd.delta, self.most_lost(hero, "life")
         if after < 0 and not hero.bullets:
             raise IllegalCommand(f"{given}: {hero.name} has {hero.life} life, so can lose at most {hero.life}")
@@ -317,7 +327,7 @@ class Zoo:
         given = quote(cmd.to_dict())
         if cmd.delta == 0:
             raise IllegalCommand(f"{given}: a delta of 0 changes nothing; gain with a positive delta, spend with a negative one")
-        hero = self._living(cmd.player, cmd, "gain or spend bullets")
+        hero = self.living_hero(cmd.player, cmd, "gain or spend bullets")
         if -cmd.delta > self.most_lost(hero, "bullets"):
             raise IllegalCommand(
                 f"{given}: {hero.name} has {counted(hero.bullets, 'bullet')}, so can spend at most {hero.bullets}"
@@ -348,17 +358,18 @@ class Zoo:
 
     # ----- players -----
 
-    def _hero(self, name: str) -> Hero:
+    def hero(self, name: str) -> Hero:
+        """The named player, living or out, or a refusal listing the players."""
         for hero in self.players:
             if hero.name == name:
                 return hero
         raise IllegalCommand(f"no player {quote(name)}; players are {listed([h.name for h in self.players])}")
 
-    def _living(self, name: str, cmd: Command, doing: str) -> Hero:
+    def living_hero(self, name: str, cmd: Command, doing: str) -> Hero:
         """The named living player, or a refusal that lists who could be meant."""
         given = quote(cmd.to_dict())
         try:
-            hero = self._hero(name)
+            hero = self.hero(name)
         except IllegalCommand:
             # Names match exactly (as in ZomBee); only hint at a case slip, never guess.
             near = [h.name for h in self.players if h.name.casefold() == name.strip().casefold()]

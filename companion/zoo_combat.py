@@ -7,24 +7,24 @@ score follow). On 1-3 the hero chooses: `spend_bullets`, each adding 1 to the
 roll, to bring it to 4, or `lose_life` and roll again. Bullets go before the
 last life. docs/zoo.md says it in plain words, with what the companion chose
 where the rule sheets are silent. The Zoo engine calls these functions; each
-checks everything before it changes anything.
+checks everything before it changes anything, and answers with what the fight
+came to (KILLED, OUT or None) for the Zoo to score: this module knows the
+fight, the Zoo knows kills, locks and who is out.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .commands import DIE_SIDES, MAX_COUNT, Fight, Kill, LoseLife, SpendBullets, quote
+from .commands import DIE_SIDES, MAX_COUNT, Fight, LoseLife, SpendBullets, quote
 from .errors import IllegalCommand
 from .events import N_, Event
 from .legal import span
 from .zoo_words import bullets_said, counted
 
-if TYPE_CHECKING:  # the Zoo imports this module; the type is only named here
-    from .zoo import Hero, Zoo
-
 KILLS_ON = 4  # a roll of 4, 5 or 6 kills the zombie; bullets add 1 each to reach it
+KILLED, OUT = "killed", "out"  # what a fight came to: the zombie taken, or the hero's last life lost
 
 
 @dataclass
@@ -43,19 +43,42 @@ class Combat:
         return {"player": self.player, "roll": self.roll, "needs": self.needs(), "rolls": list(self.rolls)}
 
 
-def may_lose_life(hero: Hero, needs: int) -> bool:
+class Fighter(Protocol):
+    """A hero as a fight sees one (the Zoo's Hero)."""
+
+    name: str
+    life: int
+    bullets: int
+
+
+class Table(Protocol):
+    """What a fight asks of the game it is fought in (the Zoo): the open fight and its heroes."""
+
+    combat: Combat | None
+
+    def living_players(self) -> list[str]: ...
+
+    def hero(self, name: str) -> Fighter: ...
+
+    def living_hero(self, name: str, cmd: Any, doing: str) -> Fighter: ...
+
+
+Result = tuple[list[Event], str | None]  # the fight's events, and KILLED, OUT or None
+
+
+def may_lose_life(hero: Fighter, needs: int) -> bool:
     """The sheet's "bullets before the last life": the last life goes only when the bullets cannot reach 4."""
     return hero.life > 1 or hero.bullets < needs
 
 
-def moves(zoo: Zoo) -> list[dict[str, Any]]:
+def moves(zoo: Table) -> list[dict[str, Any]]:
     """The combat part of `legal`: open a fight, roll in it, or choose after a roll of 1-3."""
     combat = zoo.combat
     if combat is None:
         return [{"cmd": "fight", "player": name} for name in zoo.living_players()]
     if combat.roll is None:
         return [{"cmd": "fight", "player": combat.player, "roll": span(1, DIE_SIDES)}]
-    hero, needs = zoo._hero(combat.player), combat.needs()
+    hero, needs = zoo.hero(combat.player), combat.needs()
     out = []
     if hero.bullets >= needs:
         out.append({"cmd": "spend_bullets", "player": hero.name, "count": span(needs, min(hero.bullets, MAX_COUNT))})
@@ -64,10 +87,10 @@ def moves(zoo: Zoo) -> list[dict[str, Any]]:
     return out
 
 
-def _open(zoo: Zoo, cmd: Any, doing: str) -> tuple[Combat, Hero]:
+def _open(zoo: Table, cmd: Any, doing: str) -> tuple[Combat, Fighter]:
     """The open fight of `cmd`'s hero, or a refusal saying which fight there is (if any)."""
     given = quote(cmd.to_dict())
-    hero = zoo._living(cmd.player, cmd, doing)
+    hero = zoo.living_hero(cmd.player, cmd, doing)
     combat = zoo.combat
     if combat is None:
         raise IllegalCommand(f"{given}: no fight is open (a fight ends when its zombie is killed or its hero is "
@@ -86,7 +109,7 @@ def _where(combat: Combat) -> str:
             f"(at least {combat.needs()}) or lose_life")
 
 
-def fight(zoo: Zoo, cmd: Fight) -> list[Event]:
+def fight(zoo: Table, cmd: Fight) -> Result:
     if cmd.roll is None:
         return _start(zoo, cmd)
     combat, hero = _open(zoo, cmd, "fight")
@@ -95,7 +118,7 @@ def fight(zoo: Zoo, cmd: Fight) -> list[Event]:
     combat.rolls.append(cmd.roll)
     if cmd.roll >= KILLS_ON:
         return [Event.said("fight", "{name} rolled {roll}: the zombie is killed.", hero.name, name=hero.name,
-                           roll=cmd.roll)] + zoo._kill(Kill(hero.name, 1))
+                           roll=cmd.roll)], KILLED
     combat.roll = cmd.roll
     needs = combat.needs()
     if hero.bullets >= needs:
@@ -105,20 +128,20 @@ def fight(zoo: Zoo, cmd: Fight) -> list[Event]:
         template = (N_("{name} rolled {roll}, and bullets cannot bring it to 4: lose a life and roll again.")
                     if hero.life > 1 else
                     N_("{name} rolled {roll}, and bullets cannot bring it to 4: the last life is lost."))
-    return [Event.said("fight", template, hero.name, name=hero.name, roll=cmd.roll, bullets=bullets_said(needs))]
+    return [Event.said("fight", template, hero.name, name=hero.name, roll=cmd.roll, bullets=bullets_said(needs))], None
 
 
-def _start(zoo: Zoo, cmd: Fight) -> list[Event]:
-    hero = zoo._living(cmd.player, cmd, "fight")
+def _start(zoo: Table, cmd: Fight) -> Result:
+    hero = zoo.living_hero(cmd.player, cmd, "fight")
     if zoo.combat is not None:
         what = "is already fighting" if zoo.combat.player == hero.name else "cannot fight yet"
         raise IllegalCommand(f"{quote(cmd.to_dict())}: {hero.name} {what}: one fight at a time, and "
                              f"{_where(zoo.combat)}")
     zoo.combat = Combat(hero.name)
-    return [Event.said("fight", "{name} fights a zombie: roll the die.", hero.name, name=hero.name)]
+    return [Event.said("fight", "{name} fights a zombie: roll the die.", hero.name, name=hero.name)], None
 
 
-def _after_roll(zoo: Zoo, cmd: Any, doing: str, rule: str) -> tuple[Combat, Hero, str, int]:
+def _after_roll(zoo: Table, cmd: Any, doing: str, rule: str) -> tuple[Combat, Fighter, str, int]:
     """(fight, hero, the command quoted, what the roll still needs) of a choice made after a roll of 1-3,
     or a refusal quoting rule when no roll waits for one."""
     combat, hero = _open(zoo, cmd, doing)
@@ -128,7 +151,7 @@ def _after_roll(zoo: Zoo, cmd: Any, doing: str, rule: str) -> tuple[Combat, Hero
     return combat, hero, given, combat.needs()
 
 
-def spend_bullets(zoo: Zoo, cmd: SpendBullets) -> list[Event]:
+def spend_bullets(zoo: Table, cmd: SpendBullets) -> Result:
     combat, hero, given, needs = _after_roll(zoo, cmd, "spend bullets", "bullets are added to a roll of 1-3")
     if cmd.count > hero.bullets:
         raise IllegalCommand(f"{given}: {hero.name} has {counted(hero.bullets, 'bullet')}, so can spend at most "
@@ -139,10 +162,10 @@ def spend_bullets(zoo: Zoo, cmd: SpendBullets) -> list[Event]:
                              f"least {needs}")
     hero.bullets -= cmd.count
     return [Event.said("fight", "{name} spent {bullets} on the {roll}: the zombie is killed.", hero.name,
-                       name=hero.name, bullets=bullets_said(cmd.count), roll=combat.roll)] + zoo._kill(Kill(hero.name, 1))
+                       name=hero.name, bullets=bullets_said(cmd.count), roll=combat.roll)], KILLED
 
 
-def lose_life(zoo: Zoo, cmd: LoseLife) -> list[Event]:
+def lose_life(zoo: Table, cmd: LoseLife) -> Result:
     combat, hero, given, needs = _after_roll(zoo, cmd, "lose a life in a fight", "a life is lost for a roll of 1-3")
     if not may_lose_life(hero, needs):
         raise IllegalCommand(
@@ -153,5 +176,5 @@ def lose_life(zoo: Zoo, cmd: LoseLife) -> list[Event]:
     combat.roll = None
     if hero.life:
         return [Event.said("life", "{name} lost a life ({life} left): roll again.", hero.name, name=hero.name,
-                           life=hero.life)]
-    return [Event.said("life", "{name} lost the last life.", hero.name, name=hero.name)] + zoo._knock_out(hero)
+                           life=hero.life)], None
+    return [Event.said("life", "{name} lost the last life.", hero.name, name=hero.name)], OUT
