@@ -11,7 +11,7 @@ import pytest
 from companion.notices import DiceStatus, NoticeKind
 from table_companion.corrections import CorrectionWatcher
 from vision.doubt import AnswerConflict, Asking, DoubtError, between, doubted
-from vision.reader import Die, Reading
+from vision.reading import Die, Reading
 from vision.teach.captures import DiceStore
 from vision.tray import RollTracker, TrayWatcher
 

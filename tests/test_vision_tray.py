@@ -7,7 +7,7 @@ import pytest
 
 from companion.engine import Engine
 from companion.errors import CameraError
-from vision.reader import Die, Reading
+from vision.reading import Die, Reading
 from vision.tray import RollTracker, TrayAction, TrayWatcher
 
 SPOTS = [(100, 100), (200, 120), (300, 140), (400, 160), (500, 180)]

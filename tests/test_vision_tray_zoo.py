@@ -10,7 +10,7 @@ import numpy as np
 
 from companion.engine import Engine
 from companion.errors import CameraError
-from vision.reader import Reading
+from vision.reading import Reading
 from vision.tray import TrayWatcher, ZooDie, die_value
 
 

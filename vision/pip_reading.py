@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .reader import Reading
+from .reading import Reading
 from .pips import UNKNOWN, read_d6
 
 
@@ -22,7 +22,7 @@ class PipRead:
     y: int
     value: int | str
     confidence: float
-    box: tuple[int, int, int, int]  # x, y, width, height, as vision.reader.Die's
+    box: tuple[int, int, int, int]  # x, y, width, height, as vision.reading.Die's
 
     @property
     def face(self) -> str:

@@ -15,7 +15,8 @@ import numpy as np
 
 from .find.detect import SMALL, find_hand, tray_level
 from .images import check_frame
-from .reader import DiceReader, Reading
+from .reader import DiceReader
+from .reading import Reading
 
 STATES = ("empty", "moving", "still")
 

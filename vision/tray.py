@@ -29,7 +29,7 @@ from companion.zombee_dice import DICE
 from .camera.latest import LatestFrame
 from .doubt import Asking, doubted
 from .moved import LOOK_SMALLER
-from .reader import Reading
+from .reading import Reading
 
 IDLE_S = 0.2  # how often an idle camera looks whether a ZomBee game has begun
 SAME_SPOT_PX = 12  # a die that moved less than this did not take part in a roll

@@ -21,7 +21,7 @@ from companion.errors import CameraError
 
 from ..find.detect import SMALL, brightest
 from ..moved import moved_words
-from ..reader import Reading
+from ..reading import Reading
 from .latest import LatestFrame, Shot
 
 DARK_LEVEL = 70  # the tray's brightness (0-255) below which dice cannot be told apart reliably
