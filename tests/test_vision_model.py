@@ -416,6 +416,29 @@ def test_a_calibrated_tables_own_dice_have_a_say_beside_the_network(tmp_path):
     assert mf.load_model(tmp_path / "none.npz").own_weight == 0.0
 
 
+def test_on_a_table_whose_faces_the_network_calls_unknown_the_prototypes_say_unknown_with_it(tmp_path):
+    # a ZomBee from a corrected roll the table has just learned, its side showing: the prototypes are
+    # sure of it, the stock network (which never saw this art from the side) calls it unknown
+    p = np.array([[0.0, 0.0, 0.0, 0.98, 0.02]])
+    q = np.array([[0.0, 0.0, 0.0, 0.24, 0.76]])
+    joined = vm.gated(p, q, own_weight=0.65, trust=0.5, own_unknown=True)[0]
+    assert vm.CLASSES[joined.argmax()] == "zombee" and 0.5 < joined.max() < 0.95 and joined.sum() == pytest.approx(1.0)
+    # where the network knows the table's art, its unknown (cocked dice) stands
+    assert vm.CLASSES[vm.gated(p, q, own_weight=0.65, trust=0.5)[0].argmax()] == "unknown"
+    # and joined, a die the prototypes doubt too stays unknown, as does one the network is sure is cocked
+    doubted = vm.gated(np.array([[0.0, 0.0, 0.0, 0.45, 0.55]]), q, own_weight=0.65, trust=0.5, own_unknown=True)[0]
+    assert vm.CLASSES[doubted.argmax()] == "unknown"
+    cocked = vm.gated(np.array([[0.01, 0.0, 0.0, 0.02, 0.97]]), np.array([[0.02, 0.0, 0.03, 0.0, 0.95]]),
+                      own_weight=0.65, trust=0.5, own_unknown=True)[0]
+    assert vm.CLASSES[cocked.argmax()] == "unknown"
+    m = _toy()
+    m.own_weight, m.own_unknown = 0.65, True
+    mf.save_model(m, tmp_path / "u.npz")
+    assert mf.load_model(tmp_path / "u.npz").own_unknown is True
+    mf.save_model(_toy(), tmp_path / "none.npz")
+    assert mf.load_model(tmp_path / "none.npz").own_unknown is False
+
+
 def test_a_network_refitted_to_the_table_takes_part_of_the_prototypes_doubt_away(tmp_path):
     # six photos a face never showed a ZomBee cut quite like this one: its prototypes doubt it is a
     # face at all, while the network, refitted to the table, reads it surely
@@ -425,9 +448,9 @@ def test_a_network_refitted_to_the_table_takes_part_of_the_prototypes_doubt_away
     trusted = vm.gated(p, q, own_weight=0.65, trust=0.5)[0]
     assert vm.CLASSES[trusted.argmax()] == "zombee" and 0.5 < trusted.max() < 0.9  # read, but not surely
     assert trusted.sum() == pytest.approx(1.0)
-    # the network's own doubt (it learned cocked dice) is not taken away
+    # a die both doubt (the network learned cocked dice) stays doubted
     cocked = vm.gated(p, np.array([[0.02, 0.0, 0.03, 0.0, 0.95]]), own_weight=0.65, trust=0.5)[0]
-    assert vm.CLASSES[cocked.argmax()] == "unknown"
+    assert vm.CLASSES[cocked.argmax()] == "unknown" and cocked.max() > 0.95
     # nor a die the prototypes find like no face at all, however sure the network
     strange = vm.gated(np.array([[0.0, 0.0, 0.0, 0.0, 1.0]]), q, own_weight=0.65, trust=0.5)[0]
     assert vm.CLASSES[strange.argmax()] == "unknown"

@@ -70,6 +70,9 @@ class Model:
     neighbours: int = 1  # prototypes of a face that are averaged (squared) into its distance
     own_weight: float = 0.0  # with a network: how much the prototypes' own choice of face counts (see gated)
     net_trust: float = 0.0  # with a network refitted to this table: how far its sureness lifts the prototypes' doubt
+    # with own_weight: the prototypes join the network in saying unknown too, on a table whose own faces
+    # the network calls unknown (calibrate.STRANGE); otherwise the network's unknown stands (see gated)
+    own_unknown: bool = False
     soften: float = 0.0  # views: each crop blurred by this (sigma, px) first (features.SOFTEN; not the network's)
     signed: bool = False  # views: edge directions over a whole turn (features.SIGNED_BINS; not the network's)
     nudge: float = 0.0  # views: a doubtful die also cut this much of a side off centre four ways (reader.SURE)
@@ -174,13 +177,14 @@ class Model:
             raise ValueError("this model also reads each die's crop (cnn.looks of symbol.dice_patches)")
         if self.net is None:  # the table's face layer names the face, as a refitted network does
             return p if self.face_layer is None else \
-                gated(p, self.face_layer.proba(self.cnn.features(looks)), self.own_weight, self.net_trust)
+                gated(p, self.face_layer.proba(self.cnn.features(looks)), self.own_weight, self.net_trust,
+                      self.own_unknown)
         if extra is None:
             raise ValueError("this model also needs the symbol statistics of each die (symbol.symbol_features)")
         q = net_proba(self.net, x, extra, views if net_views is None else net_views)
         if self.cnn is not None:
             q = joined(q, self.cnn.proba(looks), COLOUR_ONLY)
-        return gated(p, q, self.own_weight, self.net_trust)
+        return gated(p, q, self.own_weight, self.net_trust, self.own_unknown)
 
 
 def white(tray: np.ndarray, calibrated: np.ndarray | None = None) -> np.ndarray:
@@ -201,22 +205,30 @@ def white(tray: np.ndarray, calibrated: np.ndarray | None = None) -> np.ndarray:
     return np.asarray(tray, np.float32) / calibrated * float(calibrated.max())
 
 
-def gated(p: np.ndarray, q: np.ndarray, own_weight: float = 0.0, trust: float = 0.0) -> np.ndarray:
+def gated(p: np.ndarray, q: np.ndarray, own_weight: float = 0.0, trust: float = 0.0,
+          own_unknown: bool = False) -> np.ndarray:
     """The network's answer q, trusted as far as the prototypes' p says the die is a face at all.
     With own_weight, the face is the network's and the prototypes' choice together (a weighted
     geometric mean of the two, own_weight for the prototypes'): a calibrated model's prototypes are
-    this table's own dice, which the network never saw. With trust, a network sure of a face takes
-    up to that share of the prototypes' doubt away (a network refitted to this table: see
-    calibrate.NET_TRUST); a die the prototypes find wholly strange then reads no surer than trust."""
+    this table's own dice, which the network never saw. With own_unknown, so is how likely unknown
+    is (the same mean of their two beliefs in it, or the prototypes' doubt where that is more): on a
+    table whose own faces the network calls unknown, a die the prototypes know surely is not made
+    unknown by it. With trust, a network sure of a face takes up to that share of the prototypes'
+    doubt away (a network refitted to this table: see calibrate.NET_TRUST); a die the prototypes find
+    wholly strange then reads no surer than trust."""
     known = 1 - p[:, UNKNOWN]
     doubt = p[:, UNKNOWN] * (1 - trust * q[:, :UNKNOWN].max(axis=1))
-    if own_weight > 0:
-        faces = q[:, :UNKNOWN] ** (1 - own_weight) * (p[:, :UNKNOWN] / np.maximum(known, 1e-9)[:, None]) ** own_weight
-        faces *= ((1 - q[:, UNKNOWN]) / np.maximum(faces.sum(axis=1), 1e-30))[:, None]
-        q = np.concatenate([faces, q[:, UNKNOWN:]], axis=1)
-    out = q * (1 - doubt)[:, None]
-    out[:, UNKNOWN] += doubt
-    return out
+    if own_weight <= 0:
+        out = q * (1 - doubt)[:, None]
+        out[:, UNKNOWN] += doubt
+        return out
+    faces = q[:, :UNKNOWN] ** (1 - own_weight) * (p[:, :UNKNOWN] / np.maximum(known, 1e-9)[:, None]) ** own_weight
+    if own_unknown:
+        unknown = np.maximum(q[:, UNKNOWN] ** (1 - own_weight) * p[:, UNKNOWN] ** own_weight, doubt)
+    else:  # the network's own unknown, and the prototypes' doubt beside it
+        unknown = q[:, UNKNOWN] * (1 - doubt) + doubt
+    faces *= ((1 - unknown) / np.maximum(faces.sum(axis=1), 1e-30))[:, None]
+    return np.concatenate([faces, unknown[:, None]], axis=1)
 
 
 def both_ways(views: np.ndarray, maps: np.ndarray, weight: float) -> np.ndarray:

@@ -95,6 +95,7 @@ def _arrays(model: Model) -> dict:
         format_version=np.array(FORMAT_VERSION), classes=np.array(CLASSES), kind=np.array(model.kind),
         descriptor=np.array(model.descriptor), neighbours=np.array(model.neighbours, np.int16),
         own_weight=np.array(model.own_weight, np.float32), net_trust=np.array(model.net_trust, np.float32),
+        own_unknown=np.array(model.own_unknown),
         soften=np.array(model.soften, np.float32),
         signed=np.array(model.signed), nudge=np.array(model.nudge, np.float32), balanced=np.array(model.balanced),
         protos=model.protos.astype(np.float16), labels=model.labels.astype(np.int8),
@@ -214,6 +215,7 @@ def _model(path: Path, data: dict) -> Model:
                  neighbours=max(1, int(data.get("neighbours", 1))),
                  own_weight=float(np.clip(data.get("own_weight", 0.0), 0.0, 1.0)),
                  net_trust=float(np.clip(np.nan_to_num(data.get("net_trust", 0.0)), 0.0, 1.0)),
+                 own_unknown=bool(data.get("own_unknown", False)),
                  soften=float(np.clip(np.nan_to_num(data.get("soften", 0.0)), 0.0, MAX_SOFTEN)), signed=signed,
                  nudge=float(np.clip(np.nan_to_num(data.get("nudge", 0.0)), 0.0, MAX_NUDGE)),
                  balanced=bool(data.get("balanced", False)), parallax=float(data.get("parallax", 0.0)))
