@@ -317,7 +317,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
 
 
 def _with_net(fit: tuple, q: np.ndarray, base: Model, truth: np.ndarray, photo_count: dict,
-              own_unknown: bool) -> tuple | None:
+              own_unknown: bool = False) -> tuple | None:
     """(radius, report, left-out probabilities) of the fitted model naming faces together with the
     network whose left-out probabilities are q, or None when the photos read each other better.
 
