@@ -36,7 +36,7 @@ TARGETS = {
     "companion/zombee.py": ["tests/test_zombee.py", "tests/test_zombee_properties.py", "tests/test_legal.py",
                             "-k", "not thousands_of_games"],
     "companion/zombee_dice.py": ["tests/test_zombee_dice.py", "tests/test_zombee.py"],
-    "companion/zoo.py": ["tests/test_zoo.py", "tests/test_zoo_props.py", "tests/test_legal.py"],
+    "companion/zoo.py": ["tests/test_zoo.py", "tests/test_zoo_props.py", "tests/test_zoo_combat.py", "tests/test_legal.py"],
     "companion/zoo_combat.py": ["tests/test_zoo_combat.py", "tests/test_zoo.py", "tests/test_legal.py"],
     "companion/commands.py": ["tests/test_commands.py", "tests/test_engine.py", "tests/test_limits.py"],
     "companion/logfile.py": ["tests/test_gamelog_files.py", "tests/test_gamelog.py",
