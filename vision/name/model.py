@@ -216,12 +216,12 @@ def gated(p: np.ndarray, q: np.ndarray, own_weight: float = 0.0, trust: float = 
     unknown by it. With trust, a network sure of a face takes up to that share of the prototypes'
     doubt away (a network refitted to this table: see calibrate.NET_TRUST); a die the prototypes find
     wholly strange then reads no surer than trust."""
-    known = 1 - p[:, UNKNOWN]
     doubt = p[:, UNKNOWN] * (1 - trust * q[:, :UNKNOWN].max(axis=1))
     if own_weight <= 0:
         out = q * (1 - doubt)[:, None]
         out[:, UNKNOWN] += doubt
         return out
+    known = 1 - p[:, UNKNOWN]
     faces = q[:, :UNKNOWN] ** (1 - own_weight) * (p[:, :UNKNOWN] / np.maximum(known, 1e-9)[:, None]) ** own_weight
     if own_unknown:
         unknown = np.maximum(q[:, UNKNOWN] ** (1 - own_weight) * p[:, UNKNOWN] ** own_weight, doubt)
