@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .net import adam
+from .net import fit_softmax
 
 FEATURES = "flat"  # the crop network's output its dense layers read (tools/export_onnx.py names it)
 FEATURE_COUNT = 1024  # ... and how many numbers it holds (64 maps of 4x4 after three halvings of 32 px)
@@ -81,15 +81,6 @@ def fit_layer(features: np.ndarray, faces: np.ndarray, count: int, *, l2: float 
     present = np.bincount(faces, minlength=count).astype(np.float32)
     share = (1.0 / np.maximum(present, 1))[faces] / (present > 0).sum()  # each face's dice weigh 1/faces
     onehot = np.eye(count, dtype=np.float32)[:, faces]
-    params = [np.zeros((len(mean), count), np.float32), np.zeros(count, np.float32)]
-    m1 = [np.zeros_like(p) for p in params]
-    m2 = [np.zeros_like(p) for p in params]
-    for t in range(1, steps + 1):
-        z = params[0].T @ xt + params[1][:, None]
-        z -= z.max(axis=0)
-        p = np.exp(z)
-        p /= p.sum(axis=0)
-        g = (p - onehot) * share
-        grads = [xt @ g.T + 2 * l2 * params[0], g.sum(axis=1)]
-        adam(params, grads, m1, m2, t, 0.02)
+    start = (np.zeros((len(mean), count), np.float32), np.zeros(count, np.float32))
+    params = fit_softmax(xt, onehot, share, start, l2, steps)  # weights pulled to 0, the bias free
     return FaceLayer(mean, scale, params[0], params[1])

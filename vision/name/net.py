@@ -126,7 +126,22 @@ def fit_head(net: dict, z: np.ndarray, y: np.ndarray, faces: int, *, hold: float
     xt = np.ascontiguousarray(z.reshape(-1, z.shape[-1]).T, dtype=np.float32)
     y = np.repeat(np.asarray(y), z.shape[1])
     onehot = np.eye(faces, dtype=np.float32)[:, y]
-    w0, b0 = net["w2"][:, :faces].copy(), net["b2"][:faces].copy()
+    start = (net["w2"][:, :faces].copy(), net["b2"][:faces].copy())
+    params = fit_softmax(xt, onehot, 1.0 / xt.shape[1], start, hold, steps, hold_bias=True)
+    out = dict(net)
+    out["w2"], out["b2"] = net["w2"].copy(), net["b2"].copy()
+    out["w2"][:, :faces], out["b2"][:faces] = params
+    return out
+
+
+def fit_softmax(xt: np.ndarray, onehot: np.ndarray, share, start: tuple, pull: float, steps: int, *,
+                lr: float = 0.02, hold_bias: bool = False) -> list[np.ndarray]:
+    """[weights (features, classes), bias (classes,)] of a softmax layer fitted by full-batch Adam to
+    dice xt (features, n: dice along the last axis, see fit_head) whose classes are onehot (classes,
+    n), each die's gradient weighing share (a number, or one per die), pulled by pull towards start
+    (the weights; the bias too with hold_bias). fit_head refits the network's face columns with it,
+    facelayer.fit_layer a table's own face layer."""
+    w0, b0 = start
     params = [w0.copy(), b0.copy()]
     m1 = [np.zeros_like(p) for p in params]
     m2 = [np.zeros_like(p) for p in params]
@@ -135,10 +150,7 @@ def fit_head(net: dict, z: np.ndarray, y: np.ndarray, faces: int, *, hold: float
         logits -= logits.max(0)
         p = np.exp(logits)
         p /= p.sum(0)
-        g = (p - onehot) / xt.shape[1]
-        grads = [xt @ g.T + 2 * hold * (params[0] - w0), g.sum(1) + 2 * hold * (params[1] - b0)]
-        adam(params, grads, m1, m2, t, 0.02)
-    out = dict(net)
-    out["w2"], out["b2"] = net["w2"].copy(), net["b2"].copy()
-    out["w2"][:, :faces], out["b2"][:faces] = params
-    return out
+        g = (p - onehot) * share
+        grads = [xt @ g.T + 2 * pull * (params[0] - w0), g.sum(1) + (2 * pull * (params[1] - b0) if hold_bias else 0)]
+        adam(params, grads, m1, m2, t, lr)
+    return params
