@@ -162,12 +162,14 @@ def test_pip_counts_keep_in_the_file_and_damaged_ones_are_refused_with_the_file_
         mf.load_model(path)
 
 
+@pytest.mark.parametrize("field", ["parallax", "sides"])
 @pytest.mark.parametrize("value", [np.nan, -0.5, 9.0, "far"])
-def test_the_parallax_keeps_in_the_file_and_a_damaged_one_is_refused_with_the_file_named(tmp_path, value):
+def test_the_parallax_and_sides_keep_in_the_file_and_a_damaged_one_is_refused_with_the_file_named(tmp_path, field,
+                                                                                                  value):
     path = tmp_path / "sides.npz"
-    mf.save_model(replace(mf.load_model(), parallax=0.5), path)
-    assert mf.load_model(path).parallax == pytest.approx(0.5)
-    _damage(path, "parallax", value)
+    mf.save_model(replace(mf.load_model(), **{field: 0.5}), path)
+    assert getattr(mf.load_model(path), field) == pytest.approx(0.5)
+    _damage(path, field, value)
     with pytest.raises(vm.ModelError, match="sides.npz"):
         mf.load_model(path)
 

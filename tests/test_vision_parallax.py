@@ -103,3 +103,75 @@ def test_calibration_moves_cuts_onto_the_tops_only_where_the_camera_shows_the_si
 
     assert parallax_of(_sided_photos(3, sides=True)) > 0
     assert parallax_of(_sided_photos(3, sides=False)) == 0.0
+
+
+def _tray_with_sides(places, parallax, s=40):
+    """A light tray with dark dice of side s at places, each drawn as a camera straight above a
+    62-degree lens sees a cube away from the middle (parallax 1.0; less: a narrower lens): its top, and
+    beside it, toward the middle, the sides that show (a shade lighter than the top)."""
+    import cv2
+
+    img = np.full(SHAPE, 205, np.uint8)
+    for x, y in places:
+        top = np.array([[x - s / 2, y - s / 2], [x + s / 2, y - s / 2], [x + s / 2, y + s / 2], [x - s / 2, y + s / 2]])
+        toward = np.array([320 - x, 240 - y]) * parallax * s / (FOCAL * 640)
+        cv2.fillPoly(img, [cv2.convexHull(np.concatenate([top, top + toward]).astype(np.int32))], (50, 50, 50))
+        cv2.fillPoly(img, [top.astype(np.int32)], (30, 30, 30))
+        cv2.circle(img, (int(x), int(y)), int(s * 0.2), (200, 200, 200), -1)
+    return img
+
+
+TOUCHING_FAR_OUT = ([(540, 60), (580, 80)], [(100, 420), (60, 400)], [(100, 400), (140, 420)],
+                    [(500, 380), (520, 420)])
+
+
+@pytest.mark.parametrize("parallax", [0.5, 1.0])
+def test_two_dice_touching_far_from_the_middle_are_two_dice_under_the_models_parallax(parallax):
+    from vision.find.detect import detect
+
+    # their sides make the pair cover about three tops: counted as tops, they were three dice
+    counts = [len(detect(_tray_with_sides(p, parallax), side=40.0, sides=parallax).dice) for p in TOUCHING_FAR_OUT]
+    plain = [len(detect(_tray_with_sides(p, parallax), side=40.0).dice) for p in TOUCHING_FAR_OUT]
+    assert counts == [2, 2, 2, 2]
+    assert max(plain) == 3  # what the sides did without the parallax counted in
+
+
+@pytest.mark.parametrize("places", [[(560, 60)], [(600, 440)], [(320, 240), (360, 260)],
+                                    [(500, 80), (540, 100), (580, 120)], [(80, 400), (120, 420), (100, 440)]])
+def test_lone_dice_rows_and_dice_in_the_middle_keep_their_count_under_parallax(places):
+    from vision.find.detect import detect
+
+    for parallax in (0.5, 1.0):
+        assert len(detect(_tray_with_sides(places, parallax), side=40.0, sides=parallax).dice) == len(places)
+
+
+def _lone_dice_photos(grow: float, far_out: bool = True, photos: int = 6):
+    """(face, picture, detection) of face photos with three lone dice each, every die covering
+    (1 + grow * its distance from the middle in FOCAL widths) tops: what calibration's sizing sees."""
+    from vision.find.detect import Detection
+
+    rng = np.random.default_rng(7)
+    out, side = [], 30.0
+    for _ in range(photos):
+        dice = []
+        for _ in range(3):
+            x, y = (rng.uniform(20, 620), rng.uniform(20, 460)) if far_out else (rng.uniform(290, 350), rng.uniform(215, 265))
+            far = math.hypot(x - 320, y - 240) / (FOCAL * 640)
+            area = 0.95 * side * side * (1 + grow * far) * rng.uniform(0.97, 1.03)
+            dice.append(Blob(x=x, y=y, side=side, angle=0.0, area=area, fill=0.9, aspect=1.0, group=1))
+        out.append(("bee", np.zeros(SHAPE, np.uint8), Detection(dice, False, side, np.array([200.0] * 3, np.float32))))
+    return out
+
+
+@pytest.mark.parametrize("grow", [0.0, 0.4, 1.0])
+def test_calibration_measures_how_much_more_a_die_covers_away_from_the_middle(grow):
+    from vision.teach.sizing import sides_of
+
+    assert sides_of(_lone_dice_photos(grow)) == pytest.approx(grow, abs=0.15)  # 18 dice, each 3 % off
+
+
+def test_too_few_lone_dice_or_none_far_out_measure_no_sides():
+    from vision.teach.sizing import sides_of
+
+    assert sides_of(_lone_dice_photos(1.0, photos=2)) == 0.0  # six dice
+    assert sides_of(_lone_dice_photos(1.0, far_out=False)) == 0.0  # all near the middle: no slope to see

@@ -93,7 +93,7 @@ class DiceReader:
         # (held-out trays, calibrated: 0.28 % of frames miscounted without it, 0.97 % with it)
         det = detect(frame, side=side or self.model.side or None, background=self.model.background,
                      expected=expected, dark=self.model.dark, judge=None if self.model.side else judge,
-                     channel=self.model.channel)
+                     channel=self.model.channel, sides=self.model.sides)
         det.dice = tops(det.dice, frame.shape, det.side, self.model.parallax)
         return det
 

@@ -26,10 +26,18 @@ PLAUSIBLE = 0.75  # how far (in dice) a count may stray from a region's own esti
 SQUARE_RELIEF = 0.2
 
 
-def estimate(g: Region, side: float, known: bool = False) -> float | None:
+def _along(g: Region, strip: tuple[float, float]) -> float:
+    """How much of the strip (find/parallax.strip) lies along the region's long axis."""
+    _, (w, h), deg = cv2.minAreaRect(np.concatenate(g.contours).reshape(-1, 2).astype(np.float32))
+    a = math.radians(deg if w >= h else deg + 90)
+    return abs(strip[0] * math.cos(a) + strip[1] * math.sin(a))
+
+
+def estimate(g: Region, side: float, known: bool = False, strip: tuple[float, float] = (0.0, 0.0)) -> float | None:
     """How many dice the region holds, as a real number; None when it is no die at all. known: the
     side was given, not measured from this frame (calibrated; or the half size the reader tries on a
-    block that may be four dice, DiceReader.cut_in_half)."""
+    block that may be four dice, DiceReader.cut_in_half). strip: how far, in sides across and down,
+    the dice's sides show beside their tops there (find/parallax.strip): each die covers that much more."""
     unit = side * side
     # A die-sized square, or slivers that join into a die's span, in good part lighter than a die's
     # face: a shaken camera smears a 5's or a 6's white pips over it, a reflection across a glossy die
@@ -46,8 +54,10 @@ def estimate(g: Region, side: float, known: bool = False) -> float | None:
         return g.long / side - 0.3
     if g.fill > 0.8 and g.short > 0.7 * side and g.short < 1.3 * side:
         # a straight row of touching dice: its length counts them, whatever the light did to the area
-        return g.long / side - 0.15
-    return g.area / unit - 0.1
+        return g.long / side - 0.15 - (_along(g, strip) if any(strip) else 0.0)
+    # far from the picture's middle a die's sides show beside its top: on the second renderer's trays
+    # two touching dice there covered 2.6 tops and were cut in three
+    return g.area / (unit * (1 + math.hypot(*strip))) - 0.1
 
 
 SHAPE_WEIGHT = 0.5  # how much the cut pieces looking like dice counts against the area's own estimate
@@ -61,18 +71,20 @@ JUDGE_WEIGHT = 1.0
 Judge = Callable[[list[list[Blob]], float], list[float]]
 
 
-def _misfit(blobs: list[Blob], side: float) -> float:
-    """How far the pieces are from die-sized squares (0 for perfect dice)."""
+def _misfit(blobs: list[Blob], side: float, strip: float = 0.0) -> float:
+    """How far the pieces are from the size of a die with its sides' strip (0 for perfect dice)."""
     out = 0.0
     for b in blobs:
         short = math.sqrt(b.area / max(b.fill * b.aspect, 1e-3))
-        out += abs(short / side - 1) + abs(short * b.aspect / side - 1)
+        out += abs(short / side - 1) + abs(short * b.aspect / (side * (1 + strip)) - 1)
     return out / max(len(blobs), 1)
 
 
-def plans(g: Region, side: float, known: bool = False) -> dict[int, tuple[float, list[Blob]]]:
-    """The plausible ways to read the region: dice count -> (cost, dice). Empty when it is no die."""
-    x = estimate(g, side, known)
+def plans(g: Region, side: float, known: bool = False,
+          strip: tuple[float, float] = (0.0, 0.0)) -> dict[int, tuple[float, list[Blob]]]:
+    """The plausible ways to read the region: dice count -> (cost, dice). Empty when it is no die.
+    strip: see estimate."""
+    x = estimate(g, side, known, strip)
     if x is None:
         return {}
     best = max(1, int(round(x)))
@@ -84,7 +96,7 @@ def plans(g: Region, side: float, known: bool = False) -> dict[int, tuple[float,
     out = {}
     for n in counts:
         blobs = split(g, n, side)
-        out[n] = (abs(x - n) + SHAPE_WEIGHT * _misfit(blobs, side), blobs)
+        out[n] = (abs(x - n) + SHAPE_WEIGHT * _misfit(blobs, side, math.hypot(*strip)), blobs)
     return out
 
 
@@ -109,12 +121,12 @@ def judged(options: list[dict], side: float, judge: Judge) -> list[dict]:
             for i, (p, c) in enumerate(zip(options, close))]
 
 
-def choose(regions: list[Region], side: float, expected=None,
-           judge: Judge | None = None, known: bool = False) -> tuple[list[Blob], str | None]:
+def choose(regions: list[Region], side: float, expected=None, judge: Judge | None = None, known: bool = False,
+           strip: Callable[[float, float], tuple[float, float]] | None = None) -> tuple[list[Blob], str | None]:
     """The dice of all regions, and a sentence when they cannot be the number thrown (judge: when
     a region could hold more than one number of dice, how surely each way's dice read as faces;
-    known: the side was given, see estimate)."""
-    options = [p for p in (plans(g, side, known) for g in regions) if p]
+    known: the side was given, see estimate; strip(x, y): how far the dice's sides show there)."""
+    options = [p for p in (plans(g, side, known, strip(g.x, g.y) if strip else (0.0, 0.0)) for g in regions) if p]
     if judge is not None:
         options = judged(options, side, judge)
     picks = [min(p, key=lambda n: p[n][0]) for p in options]

@@ -22,6 +22,7 @@ import numpy as np
 from .clusters import (DARK_SHARE, DEFAULT_SIDE, Blob, Region, agreed_side, cut_necks, find_regions, lone_die,
                        measure_side, merge_slivers, on_grid, side_for_count, smaller_die, square_sides)
 from .counting import choose
+from .parallax import strip as side_strip
 
 CORE_RATIO = 0.45  # a die's face: black ~0.15-0.3 of the tray's brightness, smoky, navy, purple up to ~0.45
 BLACK_RATIO = 0.34  # a black die's face; a lamp's shadow on the tray rarely gets this dark
@@ -232,7 +233,7 @@ def size_off(a: float, b: float) -> float:
 
 
 def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray | None = None,
-           expected=None, dark: float = 1.0, judge=None, channel: int = -1) -> Detection:
+           expected=None, dark: float = 1.0, judge=None, channel: int = -1, sides: float = 0.0) -> Detection:
     """Every die on the tray, touching dice split, hands flagged and dice under them dropped.
 
     side: the die's side in pixels (calibrated), else measured from the frame. expected: how many
@@ -241,7 +242,9 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
     die_masks (calibrated for the tray; 1.0 for a light one). judge(ways, side, tray): how surely
     each way's dice cut from this frame read as faces (0-1 each), to choose between ways of cutting
     touching dice (counting.Judge). channel: the colour channel coloured dice are looked for in
-    (brightness_ratio; -1: the brightest)."""
+    (brightness_ratio; -1: the brightest). sides: how much of their sides the camera shows of dice away
+    from the picture's middle (Model.sides, find/parallax.strip), counted as part of each die there
+    when touching dice are cut apart; with a side given."""
     small = cv2.resize(frame, SMALL, interpolation=cv2.INTER_AREA)
     level, tray = tray_level(frame, small)
     hand, hand_mask = find_hand(small, tray)
@@ -280,7 +283,8 @@ def detect(frame: np.ndarray, side: float | None = None, background: np.ndarray 
         return regions
 
     pick = None if judge is None else (lambda ways, s: judge(ways, s, tray))
-    dice, check = choose(regions_at(regions, side), side, expected, pick, known)
+    strip = (lambda x, y: side_strip(x, y, frame.shape, sides)) if known and sides else None
+    dice, check = choose(regions_at(regions, side), side, expected, pick, known, strip)
     if check and not known:
         # With every die touching another (a 2x2 block, an L) the frame shows no lone die, and a
         # block passes for one big die. The number thrown and the dark area they cover give the side,

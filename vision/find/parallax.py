@@ -24,6 +24,15 @@ FOCAL = 0.83  # a 62-degree lens: 0.5 / tan(31 degrees) of the picture's width
 PARALLAXES = (0.0, 0.25, 0.5, 1.0)
 
 
+def strip(x: float, y: float, shape: tuple, parallax: float) -> tuple[float, float]:
+    """How far, in die sides across and down, the sides of a die at (x, y) of a picture of this shape
+    show beside its top (with this parallax), toward the middle: a region there holds a die's top and
+    that much more. (0, 0) in the middle."""
+    h, w = shape[:2]
+    k = parallax / (FOCAL * w)
+    return (x - w / 2) * k, (y - h / 2) * k
+
+
 def tops(dice: list, shape: tuple, side: float, parallax: float) -> list:
     """The dice (find/clusters.Blob) with each centre moved outward from the middle of a picture of this
     shape onto its top face, for dice side pixels across seen with this parallax."""

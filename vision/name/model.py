@@ -87,6 +87,9 @@ class Model:
     pip_weight: float = 0.0
     # how far each die's cut is moved outward onto its top face, whose sides the camera sees (find/parallax.py)
     parallax: float = 0.0
+    # how much more of the tray a die covers away from the picture's middle, the sides it shows there,
+    # as find/parallax.strip counts them when touching dice are cut apart (teach/sizing.sides_of)
+    sides: float = 0.0
     # coloured dice (navy, purple): the colour channel they are found in, the tray's colour divided out
     # (find/detect.brightness_ratio, teach/sizing.die_channel); -1 the brightest channel, as for black dice
     channel: int = -1

@@ -103,6 +103,7 @@ def _arrays(model: Model) -> dict:
         side=np.array(model.side, np.float32), dark=np.array(model.dark, np.float32),
         shrink=np.array(model.shrink, np.float32), threshold=np.array(model.threshold, np.float32),
         parallax=np.array(model.parallax, np.float32), channel=np.array(model.channel, np.int8),
+        sides=np.array(model.sides, np.float32),
     )
     if model.face_layer is not None:
         arrays.update(model.face_layer.to_arrays())
@@ -218,11 +219,12 @@ def _model(path: Path, data: dict) -> Model:
                  own_unknown=bool(data.get("own_unknown", False)),
                  soften=float(np.clip(np.nan_to_num(data.get("soften", 0.0)), 0.0, MAX_SOFTEN)), signed=signed,
                  nudge=float(np.clip(np.nan_to_num(data.get("nudge", 0.0)), 0.0, MAX_NUDGE)),
-                 balanced=bool(data.get("balanced", False)), parallax=float(data.get("parallax", 0.0)))
+                 balanced=bool(data.get("balanced", False)), parallax=float(data.get("parallax", 0.0)),
+                 sides=float(data.get("sides", 0.0)))
     sizes = {"scale": model.scale, "radius": model.radius, "side": model.side, "dark": model.dark,
-             "threshold": model.threshold, "parallax": model.parallax}
+             "threshold": model.threshold, "parallax": model.parallax, "sides": model.sides}
     wrong = [k for k, v in sizes.items() if not math.isfinite(v) or v < 0 or (v == 0 and k in ("scale", "dark"))]
-    wrong += ["parallax"] if model.parallax > MAX_PARALLAX else []
+    wrong += [k for k in ("parallax", "sides") if sizes[k] > MAX_PARALLAX]
     channel = float(data.get("channel", -1))  # a colour channel (BGR) or -1: a number that is none is damage
     wrong += [] if channel in (-1.0, 0.0, 1.0, 2.0) else ["channel"]
     model.channel = int(channel) if not wrong else -1

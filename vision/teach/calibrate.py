@@ -43,7 +43,7 @@ from .examples import AUGMENT, augment, first_view, mixtures, prototype, query
 from .photo_checks import CalibrationError, check_copies, check_mixed, left_out_doubts, photo_ids, photos
 from .report import quality
 from .rolls import check_rolls, paired, read_labels
-from .sizing import SMALLEST, at_die_size, parallax_of
+from .sizing import SMALLEST, at_die_size, parallax_of, sides_of
 
 CLEARLY = 0.05  # symbol maps are kept over views when they read this much more of the left-out dice
 # A tray whose colour channels differ less than this (a white sheet under a plain lamp: 1.03 for the
@@ -177,7 +177,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         for f, img in items:
             det = detect(img, side=side, background=background, dark=dark, channel=sized.channel)
             found[f] = det if det.dice else first[f]  # a die the table's size hides (a large symbol, glare): its own size found it
-    parallax = parallax_of([(face, img, found[f]) for face, items in shots.items() for f, img in items])
+    taken = [(face, img, found[f]) for face, items in shots.items() for f, img in items]
+    parallax, sides = parallax_of(taken), sides_of(taken)
     for face, items in shots.items():
         for f, img in items:
             photo += 1
@@ -201,7 +202,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         photo += 1
         whole = read_image(roll.path)
         img = working(read_image(roll.path, WORK_SIDE * MAX_LARGER), sized.shrink)[0]
-        det = detect(img, side=side, background=background, dark=dark, channel=sized.channel)
+        det = detect(img, side=side, background=background, dark=dark, channel=sized.channel, sides=sides)
         det = replace(det, dice=tops(det.dice, img.shape, det.side, parallax))
         light = white(det.tray, sized.tray)
         pairs = paired(det.dice, roll, img.shape[1] / whole.shape[1], det.side)
@@ -265,7 +266,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             report = {**quality(model.proba(d.copy()), truth, photo_count, model.threshold),
                       "untaught_unknown": round(untaught_unknown(model, d, truth), 3)}
     model.side, model.dark, model.background, model.shrink = side, dark, background, sized.shrink
-    model.parallax, model.channel = parallax, sized.channel
+    model.parallax, model.sides, model.channel = parallax, sides, sized.channel
     model.tray_colour = sized.tray
     doubts = left_out_doubts(truth, files, d, *([fits["map"][1]] if both is not None else []))
     if nets.get(pick) is not None:

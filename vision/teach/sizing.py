@@ -10,8 +10,8 @@ import numpy as np
 
 from ..cut.features import dice_views
 from ..find.detect import BLACK_RATIO, DARKER, SMALL, Detection, brightest, brightness_ratio, detect, tray_level
-from ..find.parallax import PARALLAXES, tops
-from ..name.model import MAX_LARGER
+from ..find.parallax import FOCAL, PARALLAXES, tops
+from ..name.model import MAX_LARGER, MAX_PARALLAX
 from ..reader import larger, smaller, working
 
 
@@ -40,6 +40,7 @@ SMALLEST = 12.0  # pixels across (as the reader first works on a frame): smaller
 # move taken there cost a few dice in a thousand; where the sides show (the second renderer's tables,
 # bench/other_renderer.py) it brought 6 to 22 of 52-73 more (9.7-30 %; one table of 16 +5 %)
 CLEAR_MOVE = 0.08
+MIN_LONE, FAR_OUT = 8, 0.2  # lone dice sides_of needs, and how far out (FOCAL widths) one must lie
 # A die is coloured (navy, purple) when its body's darkest colour channel is at most this share of its
 # brightest, both in itself and with the tray's colour divided out (the same channel both ways: a black die
 # on green felt is darkest against the felt in green, and under a warm lamp darkest in blue in itself). Against
@@ -217,6 +218,27 @@ def die_channel(faces: list[np.ndarray], found: list[Detection], background: np.
         return -1
     channel = max(set(coloured), key=coloured.count)
     return channel if coloured.count(channel) >= ALIKE * len(darkest) else -1
+
+
+def sides_of(taken: list) -> float:
+    """How much more of the tray a lone die covers away from the picture's middle (Model.sides): the
+    slope of the face photos' lone dice's areas, in tops, against their distance from the middle (in
+    find/parallax.FOCAL widths), over the area in the middle. It is measured, not taken from
+    parallax_of, which chooses where to cut by how the dice read: on the real photos changed as a
+    contrasty webcam that chose the whole strip (1.0) where the dice cover 0.38 more, and touching
+    dice counted with the whole strip were cut as one. 0 when too few lone dice lie far enough out to
+    tell. taken: (face, picture, detection) of each face photo."""
+    far, size = [], []
+    for _, img, det in taken:
+        h, w = img.shape[:2]
+        for b in det.dice:
+            if b.group == 1:
+                far.append(np.hypot(b.x - w / 2, b.y - h / 2) / (FOCAL * w))
+                size.append(b.area / det.side ** 2)
+    if len(far) < MIN_LONE or max(far, default=0.0) < FAR_OUT:
+        return 0.0
+    middle, slope = np.polyfit(np.array(far), np.array(size), 1)[::-1]
+    return float(np.clip(slope / middle, 0.0, MAX_PARALLAX)) if middle > 0.5 else 0.0
 
 
 def parallax_of(taken: list) -> float:
