@@ -158,3 +158,34 @@ def check_export(net, model: onnx.ModelProto, x: np.ndarray, classes) -> float:
         want = net(torch.tensor(x)).numpy()
     got = PipNet(model.SerializeToString(), "check", classes).forward(x)
     return float(np.abs(want - got).max())
+
+
+def reader_from_onnx(model: onnx.ModelProto, crops: np.ndarray) -> Reader:
+    """A reader file (reader_onnx) back as a PyTorch module to go on training from, when the run that
+    made it kept no weights. Each convolution takes its folded weights; each batch norm is set to the
+    mean and spread its convolution shows on crops (n, side, side, 3), so that in training a batch like
+    them passes through as the file reads it, and in eval mode the module answers exactly as the file."""
+    side = int(PipNet(model.SerializeToString(), "resumed", READER_CLASSES).side)
+    inits = [numpy_helper.to_array(t) for t in model.graph.initializer][2:]  # after the photo's scaling
+    net = Reader(side=side)
+    with torch.no_grad():
+        for block, (w, b) in zip(net.convs, zip(inits[0:8:2], inits[1:8:2])):
+            conv, bn = block[0], block[1]
+            conv.weight.copy_(torch.tensor(w))
+            bn.weight.fill_(1.0), bn.running_mean.zero_(), bn.running_var.fill_(1.0 - bn.eps)
+            bn.bias.copy_(torch.tensor(b))  # eval mode: conv + b, the file's own layer
+        for dense, (w, b) in zip((net.d1, net.d2), zip(inits[8::2], inits[9::2])):
+            dense.weight.copy_(torch.tensor(w)), dense.bias.copy_(torch.tensor(b))
+        seen = []
+        hooks = [block[0].register_forward_hook(lambda m, i, o: seen.append(o)) for block in net.convs]
+        net.eval()
+        net(torch.tensor(np.ascontiguousarray(crops.transpose(0, 3, 1, 2)), dtype=torch.float32))
+        for hook in hooks:
+            hook.remove()
+        for block, out in zip(net.convs, seen):
+            bn, b = block[1], block[1].bias.clone()
+            mean, var = out.mean((0, 2, 3)), out.var((0, 2, 3), unbiased=False)
+            bn.running_mean.copy_(mean), bn.running_var.copy_(var)
+            bn.weight.copy_(torch.sqrt(var + bn.eps)), bn.bias.copy_(mean + b)
+    net.train()
+    return net

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from tools.pip_scenes import UNKNOWN, scene
-from vision.pips.net import CROP, LOG_SIZE, crop
+from vision.pips.net import CROP, LOG_SIZE, READER_ONNX, crop
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path("/tmp/pips-train")
@@ -300,16 +300,14 @@ def reader_real(rng, real, n: int):
 def train_reader(photos: Path, minutes: float, seed: int, out: Path, resume: bool = False,
                  real_share: float = 0.5) -> None:
     import torch
-    from tools.pip_nets import Reader, reader_onnx
+    import onnx
+    from tools.pip_nets import Reader, reader_from_onnx, reader_onnx
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # two threads wait on each other on a busy machine: 5x slower
     rng = np.random.default_rng(seed)
     real = tuning(photos)
     data = np.load(CACHE / f"reader{_side_tag()}.npz")
     synth, sy = data["crops"], data["ys"]
-    net = Reader(side=READ_SIDE)
-    lr = _resumed(torch, net, f"reader{_side_tag()}.pt", resume, 2e-3)
-    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=5e-4)
     start, step = time.time(), 0
     budget = minutes * 60
     real = hard_negatives(real)
@@ -322,6 +320,16 @@ def train_reader(photos: Path, minutes: float, seed: int, out: Path, resume: boo
         bank, bank_y = np.stack(bank), np.array(bank_y)
         np.savez_compressed(kept, crops=bank, ys=bank_y)
     print(f"reader: {len(bank_y)} crops of the tuning photos in {time.time() - start:.0f}s", flush=True)
+    net, lr = Reader(side=READ_SIDE), 2e-3
+    if resume and not (CACHE / f"reader{_side_tag()}.pt").is_file():
+        # this machine kept no weights of a run: go on from the shipped file, its batch norms set on a
+        # batch mixed as training mixes them
+        mixed = np.concatenate([bank[rng.integers(0, len(bank), 1024)], synth[rng.integers(0, len(sy), 1024)]])
+        net, lr = reader_from_onnx(onnx.load(str(READER_ONNX)), mixed), lr / 3
+        print(f"going on from {READER_ONNX}", flush=True)
+    else:
+        lr = _resumed(torch, net, f"reader{_side_tag()}.pt", resume, lr)
+    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=5e-4)
     start = time.time()
     while time.time() - start < budget:
         frac = (time.time() - start) / budget
