@@ -197,3 +197,34 @@ def test_cli_reads_pip_dice_as_json_and_goes_on_past_a_bad_photo(tmp_path, capsy
 def test_cli_refuses_zombee_options_with_pip_dice(tmp_path, capsys):
     assert _cli(["vision", "read", "x.jpg", "--dice", "d6", "--thrown", "2"]) == 2
     assert "--thrown" in capsys.readouterr().err
+
+
+def test_a_doubtful_die_is_read_again_cut_smaller_and_larger_and_a_sure_one_is_not():
+    from vision.pips import SIZES, SURE, beliefs
+    from vision.pips.net import READER_CLASSES
+
+    class Reader:  # sure of a 3 on the left die; on the right one sure of a 2 only when cut at another size
+        side, crop = 32, 1.5
+
+        def __init__(self):
+            self.passes = []
+
+        def forward(self, x):
+            n = len(x) // 4  # four quarter turns of each crop
+            self.passes.append(n)
+            out = np.full((len(x), len(READER_CLASSES)), 0.01, np.float32)
+            first = len(self.passes) == 1
+            for i in range(len(x)):
+                die = i % n
+                if first and die == 0:
+                    out[i, READER_CLASSES.index("3")] = 0.95
+                else:
+                    out[i, READER_CLASSES.index("2")] = 0.05 if first else 0.95
+            return out / out.sum(axis=1, keepdims=True)
+
+    reader = Reader()
+    got = beliefs(tray(), [(150.0, 200.0, 40.0), (400.0, 200.0, 40.0)], reader)
+    assert reader.passes == [2] + [1] * len(SIZES)  # the doubtful die alone, once at each other size
+    assert got[0].argmax() == READER_CLASSES.index("3") and got[0].max() >= SURE
+    two = READER_CLASSES.index("2")
+    assert got[1].argmax() == two and SURE <= got[1, two] < 0.95  # the mean of the three readings
