@@ -268,7 +268,8 @@ def test_every_die_carries_its_two_likeliest_faces_likelier_first_for_the_table_
 
 def test_a_face_read_exactly_as_sure_as_the_threshold_is_told_and_a_hair_less_sure_is_unknown(reader):
     """The decision itself, on the dice found in each photo (a threshold also sways how touching dice
-    are cut, so the dice are found once and only their faces told again)."""
+    are cut, so the dice are found once and only their faces told again). A die below the threshold is
+    read again at two more sizes (reader.SIZES): it is then told only when that reading reaches it."""
     told = 0
     for name, frame in table_frames():
         work, _ = working(frame, reader.model.shrink)
@@ -277,10 +278,12 @@ def test_a_face_read_exactly_as_sure_as_the_threshold_is_told_and_a_hair_less_su
             if die.face == "unknown":
                 continue
             told += 1
-            for threshold, face in ((die.confidence, die.face),
-                                    (float(np.nextafter(die.confidence, 1.0)), "unknown")):
-                again = DiceReader(replace(reader.model, threshold=threshold)).classify(work, det)[i]
-                assert (again.face, again.confidence) == (face, die.confidence), (name, threshold)
+            same = DiceReader(replace(reader.model, threshold=die.confidence)).classify(work, det)[i]
+            assert (same.face, same.confidence) == (die.face, die.confidence), name
+            above = float(np.nextafter(die.confidence, 1.0))
+            again = DiceReader(replace(reader.model, threshold=above)).classify(work, det)[i]
+            assert (again.face == "unknown") == (again.confidence < above), name
+            assert again.face in ("unknown", die.face), name
     assert told >= 5
 
 
@@ -297,3 +300,47 @@ def test_the_shipped_model_reads_each_die_from_one_cut_and_a_nudging_model_reads
     assert again == []
     DiceReader(replace(reader.model, nudge=0.03)).read(frame)
     assert again and all(n > 0 for n in again)
+
+
+@pytest.mark.parametrize("unknown", [0.7, 0.95])
+def test_a_doubtful_die_is_read_again_cut_smaller_and_larger_and_a_sure_one_is_not(unknown):
+    """The first die is surely a bee; the second is first read unknown (0.7: doubtful, 0.95: surely no
+    face), and a honey, surely, when cut at another size."""
+    from vision.name.model import CLASSES, UNKNOWN
+    from vision.reader import SIZES
+
+    bee, honey = CLASSES.index("bee"), CLASSES.index("honey")
+
+    class Reader(DiceReader):
+        def __init__(self):
+            super().__init__()
+            self.cuts = []
+
+        def _probs(self, frame, det, todo):
+            self.cuts.append((det.side, len(todo)))
+            out = np.zeros((len(todo), len(CLASSES)))
+            for i in range(len(todo)):
+                if len(self.cuts) == 1 and i == 0:
+                    out[i, bee], out[i, UNKNOWN] = 0.95, 0.05
+                elif len(self.cuts) == 1:
+                    out[i, honey], out[i, UNKNOWN] = 1 - unknown, unknown
+                else:
+                    out[i, honey], out[i, UNKNOWN] = 0.95, 0.05
+            return out
+
+    scene = render.render_scene(np.random.default_rng(4), faces=["bee", "honey"])
+    reader = Reader()
+    work, _ = working(scene.image)
+    det = reader.detect(work)
+    assert len(det.dice) == 2
+    reader.cuts.clear()
+    dice = reader.classify(work, det)
+    assert dice[0].face == "bee" and dice[0].confidence == pytest.approx(0.95)
+    side = det.side
+    if unknown < 0.9:  # the doubtful die alone, once at each other size, the readings averaged
+        assert reader.cuts == [(side, 2)] + [(side * k, 1) for k in SIZES]
+        mean = (1 - unknown + 0.95 * len(SIZES)) / (1 + len(SIZES))
+        assert dice[1].face == "honey" and dice[1].confidence == pytest.approx(mean)
+    else:  # surely no face: read once
+        assert reader.cuts == [(side, 2)]
+        assert dice[1].face == "unknown" and dice[1].confidence == pytest.approx(unknown)
