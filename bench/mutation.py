@@ -49,6 +49,7 @@ TARGETS = {
         "tests/test_vision_reader.py::test_a_face_read_exactly_as_sure_as_the_threshold_is_told_and_a_hair_less_sure_is_unknown",
         "tests/test_vision_reader.py::test_the_shipped_model_reads_each_die_from_one_cut_and_a_nudging_model_reads_doubtful_ones_again",
         "tests/test_vision_reader.py::test_every_die_carries_its_two_likeliest_faces_likelier_first_for_the_table_to_be_asked",
+        "tests/test_vision_reader.py::test_a_doubtful_die_is_read_again_cut_smaller_and_larger_and_a_sure_one_is_not",
         "tests/test_vision_calibrate.py::test_a_glossy_die_a_shaken_camera_smears_is_read_from_a_cut_nudged_off_centre"],
 }
 NO_MUTATE = "pragma: no mutate"
