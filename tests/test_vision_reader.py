@@ -302,12 +302,12 @@ def test_the_shipped_model_reads_each_die_from_one_cut_and_a_nudging_model_reads
     assert again and all(n > 0 for n in again)
 
 
-@pytest.mark.parametrize("unknown", [0.7, 0.95])
+@pytest.mark.parametrize("unknown", [0.7, 0.9, 0.95])
 def test_a_doubtful_die_is_read_again_cut_smaller_and_larger_and_a_sure_one_is_not(unknown):
-    """The first die is surely a bee; the second is first read unknown (0.7: doubtful, 0.95: surely no
-    face), and a honey, surely, when cut at another size."""
+    """The first die is surely a bee; the second is first read unknown (0.7: doubtful; 0.9, SURE, and
+    0.95: surely no face), and a honey, surely, when cut at another size."""
     from vision.name.model import CLASSES, UNKNOWN
-    from vision.reader import SIZES
+    from vision.reader import SIZES, SURE
 
     bee, honey = CLASSES.index("bee"), CLASSES.index("honey")
 
@@ -337,7 +337,7 @@ def test_a_doubtful_die_is_read_again_cut_smaller_and_larger_and_a_sure_one_is_n
     dice = reader.classify(work, det)
     assert dice[0].face == "bee" and dice[0].confidence == pytest.approx(0.95)
     side = det.side
-    if unknown < 0.9:  # the doubtful die alone, once at each other size, the readings averaged
+    if unknown < SURE:  # the doubtful die alone, once at each other size, the readings averaged
         assert reader.cuts == [(side, 2)] + [(side * k, 1) for k in SIZES]
         mean = (1 - unknown + 0.95 * len(SIZES)) / (1 + len(SIZES))
         assert dice[1].face == "honey" and dice[1].confidence == pytest.approx(mean)
