@@ -316,7 +316,7 @@ def test_a_doubtful_die_is_read_again_cut_smaller_and_larger_and_a_sure_one_is_n
             super().__init__()
             self.cuts = []
 
-        def _probs(self, frame, det, todo):
+        def _probs(self, frame, det, todo, pips):
             self.cuts.append((det.side, len(todo)))
             out = np.zeros((len(todo), len(CLASSES)))
             for i in range(len(todo)):

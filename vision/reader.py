@@ -333,11 +333,13 @@ class DiceReader:
         seen = {} if seen is None else seen
         todo = [b for b in dict.fromkeys(det.dice) if b not in seen]
         if todo:
-            probs = self._probs(frame, det, todo)
+            # pip dice taught as the faces: the pip reader reads them too (name/pipfaces.py), where they lie
+            pips = beliefs(frame, places(todo)) if self.model.pips else None
+            probs = self._probs(frame, det, todo, pips)
             doubt = np.flatnonzero((probs[:, :UNKNOWN].max(axis=1) < self.model.threshold) & (probs[:, UNKNOWN] < SURE))
             if len(doubt):
-                again = [probs[doubt]] + [self._probs(frame, replace(det, side=det.side * k), [todo[i] for i in doubt])
-                                          for k in SIZES]
+                again = [probs[doubt]] + [self._probs(frame, replace(det, side=det.side * k), [todo[i] for i in doubt],
+                                                      None if pips is None else pips[doubt]) for k in SIZES]
                 probs[doubt] = np.mean(again, axis=0)
             for b, p in zip(todo, probs):
                 k = int(p.argmax())
@@ -349,15 +351,14 @@ class DiceReader:
                               tuple((CLASSES[i], float(p[i])) for i in top))
         return [seen[b] for b in det.dice]
 
-    def _probs(self, frame: np.ndarray, det: Detection, todo: list) -> np.ndarray:
-        """(len(todo), classes) how likely each die of todo shows each face, cut at det.side."""
+    def _probs(self, frame: np.ndarray, det: Detection, todo: list, pips: np.ndarray | None) -> np.ndarray:
+        """(len(todo), classes) how likely each die of todo shows each face, cut at det.side. pips: the pip
+        reader's beliefs about them, for pip dice taught as the faces (None for other dice)."""
         have = {}
         x, extra, views, net_views = read = self._features(self.model, frame, det, todo, have)
         seen_as = self._looks(self.model, frame, det, todo, have)
         near = self.model.near(x, views)
         probs = self.model.predict_proba(*read, near, seen_as)
-        # pip dice taught as the faces: the pip reader reads them too (name/pipfaces.py)
-        pips = beliefs(frame, places(todo)) if self.model.pips else None
         if self.model.nudge and self.model.descriptor == "views":
             self._nudged(frame, det, todo, probs, (x, extra, views, net_views, near, seen_as), pips)
         if self.model.second is not None:

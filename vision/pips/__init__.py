@@ -62,8 +62,8 @@ def _apart(found):
 def beliefs(frame: np.ndarray, places, reader: PipNet | None = None) -> np.ndarray:
     """(n, len(READER_CLASSES)) the reader's beliefs about the dice at places, (x, y, box) each in the
     frame's pixels (box: the side of the square that holds the die as it lies), its crops read in
-    their four quarter turns and averaged, a doubtful die's also cut a little smaller and larger (SIZES). A calibrated ZomBee model of pip dice asks this too
-    (vision/name/pipfaces.py)."""
+    their four quarter turns and averaged, a doubtful die's also cut a little smaller and larger
+    (SIZES). A calibrated ZomBee model of pip dice asks this too (vision/name/pipfaces.py)."""
     reader = reader or networks()[1]
     if not len(places):
         return np.zeros((0, len(READER_CLASSES)), np.float32)

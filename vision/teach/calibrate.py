@@ -84,7 +84,8 @@ NET_TRUST = 0.5
 # calls unknown is enough: a player said that die was a face, and the network's unknown only grows with
 # more such dice (it is never refitted). Cameras that show the dice's sides call them unknown in some
 # places only, as a cocked die shows two faces; such a table's photos can show none, its rolls many
-# (bench/other_renderer.py --seed 1, table 7 taught 10 rolls: 115 -> 124 of 125 later dice)
+# (the second renderer's navy table of bench/other_renderer.py --seed 1, table 7: one corrected roll
+# took the 25 rolls after it from 69 to 71 of 72 dice, tests/test_vision_rolls.py)
 STRANGE = 0.05
 # ZomBee dice, the network kept both ways, are read both ways (Model.second): by their views and by
 # their symbol maps, each with the network, the two readings joined by a weighted geometric mean
