@@ -38,6 +38,8 @@ def tops(dice: list, shape: tuple, side: float, parallax: float) -> list:
     shape onto its top face, for dice side pixels across seen with this parallax."""
     if not parallax or not dice:
         return dice
-    h, w = shape[:2]
-    k = 0.5 * parallax * side / (FOCAL * w)
-    return [replace(b, x=b.x + (b.x - w / 2) * k, y=b.y + (b.y - h / 2) * k) for b in dice]
+    out = []
+    for b in dice:  # half the strip the sides show, toward the middle, lies between the region's and the top's centre
+        dx, dy = strip(b.x, b.y, shape, parallax)
+        out.append(replace(b, x=b.x + 0.5 * side * dx, y=b.y + 0.5 * side * dy))
+    return out
