@@ -38,3 +38,46 @@ def test_training_goes_on_from_the_shipped_reader_file_reading_as_it_does():
     net.drop.p = 0.0  # in training, batches like crops pass the batch norms as the file reads them
     with torch.no_grad():
         assert np.abs(net(torch.tensor(x)).numpy() - shipped).max() < 1e-3
+
+
+def test_real_dice_laid_on_another_cloth_keep_their_look_and_shadow_and_a_die_lost_with_the_sheet_is_not_taught():
+    from tools.real_cloth import on_cloth
+    h, w = 240, 320
+    lamp = np.linspace(0.8, 1.0, w, dtype=np.float32)[None, :, None]
+    empty = np.full((h, w, 3), 200, np.float32) * lamp  # the camera's empty sheet, lit from one side
+    photo = empty * 0.9  # the same sheet, another exposure
+    photo[60:100, 140:180] *= 0.55  # a die's shadow on the sheet
+    photo[50:90, 130:170] = (40, 40, 150)  # a red die...
+    photo[65:75, 145:155] = (235, 235, 235)  # ...with a white pip
+    photo[150:190, 60:100] = photo[150:190, 60:100] * 1.04  # a white die, nearly the sheet's own colour
+    photo = np.clip(photo, 0, 255).astype(np.uint8)
+    dice = [(150.0, 70.0, 40.0, 3), (80.0, 170.0, 40.0, 2), (250.0, 200.0, 30.0, -1)]
+    out, kept = on_cloth(photo, dice, empty, np.random.default_rng(4))
+    assert out.shape == photo.shape
+    assert np.abs(out[55:85, 135:165].astype(int) - photo[55:85, 135:165]).max() <= 3  # the die as it was
+    assert np.abs(out[66:74, 146:154].astype(int) - 235).max() <= 3  # its white pip stays the die's
+    cloth = out[10:40, 250:300].reshape(-1, 3).mean(axis=0)
+    assert np.abs(cloth - photo[10:40, 250:300].reshape(-1, 3).mean(axis=0)).max() > 5  # the sheet is gone
+    shadow = out[92:99, 172:179].reshape(-1, 3).mean(axis=0)
+    beside = out[110:117, 172:179].reshape(-1, 3).mean(axis=0)
+    assert shadow.sum() < 0.7 * beside.sum()  # the die still casts its shadow on the new cloth
+    assert kept[0] == dice[0] and kept[2] == dice[2]  # a die, and a place with none, taught as before
+    assert kept[1][3] is None  # the white die went with the sheet: not taught from this photo
+    wrong_camera = np.zeros((100, 100, 3), np.uint8)
+    assert on_cloth(wrong_camera, dice, empty, np.random.default_rng(4)) == (wrong_camera, dice)
+
+
+def test_finder_training_goes_on_from_the_shipped_finder_file_finding_as_it_does():
+    torch = pytest.importorskip("torch")
+    onnx = pytest.importorskip("onnx")
+    from tools.pip_nets import finder_from_onnx
+    from vision.pips.net import FINDER_CLASSES, FINDER_ONNX, PipNet
+
+    model = onnx.load(str(FINDER_ONNX))
+    photos = np.random.default_rng(2).integers(0, 256, (6, 96, 128, 3)).astype(np.float32)
+    net = finder_from_onnx(model, photos)
+    x = np.ascontiguousarray(photos.transpose(0, 3, 1, 2))
+    shipped = PipNet(model.SerializeToString(), "shipped", FINDER_CLASSES).forward(x[:2])
+    net.eval()
+    with torch.no_grad():
+        assert np.abs(net(torch.tensor(x[:2])).numpy() - shipped).max() < 1e-4

@@ -160,32 +160,48 @@ def check_export(net, model: onnx.ModelProto, x: np.ndarray, classes) -> float:
     return float(np.abs(want - got).max())
 
 
-def reader_from_onnx(model: onnx.ModelProto, crops: np.ndarray) -> Reader:
-    """A reader file (reader_onnx) back as a PyTorch module to go on training from, when the run that
-    made it kept no weights. Each convolution takes its folded weights; each batch norm is set to the
-    mean and spread its convolution shows on crops (n, side, side, 3), so that in training a batch like
-    them passes through as the file reads it, and in eval mode the module answers exactly as the file."""
-    side = int(PipNet(model.SerializeToString(), "resumed", READER_CLASSES).side)
-    inits = [numpy_helper.to_array(t) for t in model.graph.initializer][2:]  # after the photo's scaling
-    net = Reader(side=side)
+def _from_onnx(net: nn.Module, model: onnx.ModelProto, layers: list, batch: np.ndarray) -> nn.Module:
+    """net with the weights of its exported file, model. layers: its conv + batch norm blocks and its plain
+    convolutions or dense layers, in the order the export wrote them. Each block's convolution takes the
+    folded weights; its batch norm is set to the mean and spread the convolution shows on batch (n, h, w,
+    3), so that in training a batch like it passes through as the file reads it, and in eval mode the
+    module answers exactly as the file."""
+    arrays = [numpy_helper.to_array(t) for t in model.graph.initializer]
+    pairs = [(a, arrays[i + 1]) for i, a in enumerate(arrays) if a.ndim >= 2]  # a weight, then its bias
+    blocks = [layer for layer in layers if isinstance(layer, nn.Sequential)]
     with torch.no_grad():
-        for block, (w, b) in zip(net.convs, zip(inits[0:8:2], inits[1:8:2])):
-            conv, bn = block[0], block[1]
-            conv.weight.copy_(torch.tensor(w))
-            bn.weight.fill_(1.0), bn.running_mean.zero_(), bn.running_var.fill_(1.0 - bn.eps)
-            bn.bias.copy_(torch.tensor(b))  # eval mode: conv + b, the file's own layer
-        for dense, (w, b) in zip((net.d1, net.d2), zip(inits[8::2], inits[9::2])):
-            dense.weight.copy_(torch.tensor(w)), dense.bias.copy_(torch.tensor(b))
+        for layer, (w, b) in zip(layers, pairs, strict=True):
+            if isinstance(layer, nn.Sequential):
+                conv, bn = layer[0], layer[1]
+                conv.weight.copy_(torch.tensor(w))
+                bn.weight.fill_(1.0), bn.running_mean.zero_(), bn.running_var.fill_(1.0 - bn.eps)
+                bn.bias.copy_(torch.tensor(b))  # eval mode: conv + b, the file's own layer
+            else:
+                layer.weight.copy_(torch.tensor(w)), layer.bias.copy_(torch.tensor(b))
         seen = []
-        hooks = [block[0].register_forward_hook(lambda m, i, o: seen.append(o)) for block in net.convs]
+        hooks = [block[0].register_forward_hook(lambda m, i, o: seen.append(o)) for block in blocks]
         net.eval()
-        net(torch.tensor(np.ascontiguousarray(crops.transpose(0, 3, 1, 2)), dtype=torch.float32))
+        net(torch.tensor(np.ascontiguousarray(batch.transpose(0, 3, 1, 2)), dtype=torch.float32))
         for hook in hooks:
             hook.remove()
-        for block, out in zip(net.convs, seen):
+        for block, out in zip(blocks, seen):
             bn, b = block[1], block[1].bias.clone()
             mean, var = out.mean((0, 2, 3)), out.var((0, 2, 3), unbiased=False)
             bn.running_mean.copy_(mean), bn.running_var.copy_(var)
             bn.weight.copy_(torch.sqrt(var + bn.eps)), bn.bias.copy_(mean + b)
     net.train()
     return net
+
+
+def reader_from_onnx(model: onnx.ModelProto, crops: np.ndarray) -> Reader:
+    """A reader file (reader_onnx) back as a PyTorch module to go on training from, when the run that
+    made it kept no weights; its batch norms set on crops (n, side, side, 3) as _from_onnx says."""
+    net = Reader(side=int(PipNet(model.SerializeToString(), "resumed", READER_CLASSES).side))
+    return _from_onnx(net, model, [*net.convs, net.d1, net.d2], crops)
+
+
+def finder_from_onnx(model: onnx.ModelProto, photos: np.ndarray) -> Finder:
+    """A finder file (finder_onnx) back as a PyTorch module, as reader_from_onnx; photos (n, h, w, 3)."""
+    net = Finder()
+    return _from_onnx(net, model, [net.e1, net.e2, net.e3, net.e4, net.e5, net.e6, net.e7, net.l7, net.l5,
+                                   net.head, net.out], photos)
