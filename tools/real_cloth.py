@@ -1,4 +1,4 @@
-"""The tuning photos' real dice laid on other cloths, for training the pip networks (tools/train_pips.py).
+"""The tuning photos' real dice laid on other cloths, for training the pip reader (tools/train_pips.py).
 
 The real photos show one light plastic sheet. Laid by compositing on a green or black felt, a red
 cloth or oak (bench/pips.py's cloth rows), the held-out dice the reader read 96 % of on the sheet
@@ -43,7 +43,7 @@ def sheet_of(img: np.ndarray, empty: np.ndarray) -> tuple[np.ndarray, np.ndarray
     as_bright = np.clip(1 - np.abs(shade - 1) / 0.12, 0, 1)  # JPEG's colour smear round a die
     sheet = (hue_off < 0.07 + 0.2 * as_bright) & (shade > 0.3) & (shade < 1.09)
     die = cv2.morphologyEx((~sheet).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, parts, stats, _ = cv2.connectedComponentsWithStats(1 - die, connectivity=4)
+    _, parts, stats, _ = cv2.connectedComponentsWithStats(1 - die, connectivity=4)
     small = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] < POCKET)
     die[np.isin(parts, small[small > 0])] = 1
     return 1 - die, shade
