@@ -164,6 +164,14 @@ def variants() -> dict:
     def pixels(fn):
         return lambda img, pts: (fn(img), pts, 1.0)
 
+    def tilt(deg, axis):
+        from tools.tilt import tilted
+
+        def do(img, pts):
+            out, moved = tilted(img, [(x, y, 1.0) for x, y in pts], deg, axis)
+            return out, [(x, y) for x, y, _ in moved], 1.0
+        return do
+
     rng = np.random.default_rng(7)
 
     def jpeg(img):
@@ -171,6 +179,7 @@ def variants() -> dict:
 
     return {
         "scale 0.6": scale(0.6), "scale 1.5": scale(1.5), "turned 30": turn(30), "turned 45": turn(45),
+        "tilted 20": tilt(20, 0), "tilted 35": tilt(35, 60),
         "darker 40 %": pixels(lambda i: cv2.convertScaleAbs(i, alpha=0.6)),
         "brighter 40 %": pixels(lambda i: cv2.convertScaleAbs(i, alpha=1.4)),
         "warm lamp": pixels(lambda i: np.clip(i * np.array([0.8, 1.0, 1.15]), 0, 255).astype(np.uint8)),
