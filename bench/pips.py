@@ -16,7 +16,7 @@ die's side. Printed per half:
   ms           per photo, one core (cv2.setNumThreads(1)), median and slowest
 Then the speed on a drawn 640x640 tray with 25 dice (the target: <= 30 ms on one core).
 Variants read the held-out half again, changed as other cameras and rooms change a photo: scaled,
-turned, darker and brighter, a warmer lamp, blurred, noisy, saved as a poor JPEG, and laid on other
+turned, seen by a camera tilted 20 or 35 degrees (tools/tilt.py), darker and brighter, a warmer lamp, blurred, noisy, saved as a poor JPEG, and laid on other
 cloths (green and black felt, a red cloth, oak: the sheet replaced, the dice and their shadows kept).
 The peer (byler-d6-dice.tflite, ../shared/peers) is read on the same photos when the file and
 ai_edge_litert are both present; it is never part of the product.
@@ -221,6 +221,8 @@ def run(reader, photos: Path, labels: dict, names, change=None):
             for d, (x, y) in zip(truth, pts):
                 x0, y0, x1, y1 = d["box"]
                 d["x"], d["y"], d["box"] = x, y, [0, 0, (x1 - x0) * f, (y1 - y0) * f]
+            h, w = img.shape[:2]  # a die a turn or a tilt carried out of the photo is no longer in it
+            truth = [d for d in truth if 0 <= d["x"] < w and 0 <= d["y"] < h]
         t = time.perf_counter()
         readings = reader(img)
         times.append(1000 * (time.perf_counter() - t))
