@@ -16,8 +16,9 @@ die's side. Printed per half:
   ms           per photo, one core (cv2.setNumThreads(1)), median and slowest
 Then the speed on a drawn 640x640 tray with 25 dice (the target: <= 30 ms on one core).
 Variants read the held-out half again, changed as other cameras and rooms change a photo: scaled,
-turned, seen by a camera tilted 20 or 35 degrees (tools/tilt.py), darker and brighter, a warmer lamp, blurred, noisy, saved as a poor JPEG, and laid on other
-cloths (green and black felt, a red cloth, oak: the sheet replaced, the dice and their shadows kept).
+turned, seen by a camera tilted 20 or 35 degrees (tools/tilt.py), darker and brighter, a warmer
+lamp, blurred, noisy, saved as a poor JPEG, and laid on other cloths (green and black felt, a red
+cloth, oak: the sheet replaced, the dice and their shadows kept).
 The peer (byler-d6-dice.tflite, ../shared/peers) is read on the same photos when the file and
 ai_edge_litert are both present; it is never part of the product.
 """

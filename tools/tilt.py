@@ -1,9 +1,9 @@
 """A photo as a camera tilted away from straight above would have taken it.
 
 The tray is a plane, so a camera turned by some degrees about an axis through the tray's centre sees
-it through one homography: near the camera the dice grow, far from it they shrink and flatten. bench/pips.py
-reads the held-out photos tilted so (the pip reader did not gain from learning on tilted tuning
-photos: docs/pip-reader.md). A drawing, not a photo: a real tilted camera also sees each die's sides.
+it through one homography: near the camera the dice grow, far from it they shrink and flatten.
+bench/pips.py reads the held-out photos tilted so (the pip reader did not gain from learning on
+tilted tuning photos: docs/pip-reader.md). A drawing, not a photo: a real tilted camera also sees each die's sides.
 """
 
 from __future__ import annotations
