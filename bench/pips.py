@@ -167,11 +167,7 @@ def variants() -> dict:
 
     def tilt(deg, axis):
         from tools.tilt import tilted
-
-        def do(img, pts):
-            out, moved = tilted(img, [(x, y, 1.0) for x, y in pts], deg, axis)
-            return out, [(x, y) for x, y, _ in moved], 1.0
-        return do
+        return lambda img, pts: (*tilted(img, pts, deg, axis), 1.0)
 
     rng = np.random.default_rng(7)
 

@@ -3,7 +3,8 @@
 The tray is a plane, so a camera turned by some degrees about an axis through the tray's centre sees
 it through one homography: near the camera the dice grow, far from it they shrink and flatten.
 bench/pips.py reads the held-out photos tilted so (the pip reader did not gain from learning on
-tilted tuning photos: docs/pip-reader.md). A drawing, not a photo: a real tilted camera also sees each die's sides.
+tilted tuning photos: docs/pip-reader.md). A drawing, not a photo: a real tilted camera also sees
+each die's sides.
 """
 
 from __future__ import annotations
@@ -28,15 +29,11 @@ def homography(w: int, h: int, deg: float, axis: float = 0.0) -> np.ndarray:
 
 
 def tilted(img: np.ndarray, points, deg: float, axis: float = 0.0):
-    """(img as the tilted camera sees it, each (x, y, side) moved along with the side it now spans)."""
+    """(img as the tilted camera sees it, each (x, y) of points where that camera sees it)."""
     h, w = img.shape[:2]
     m = homography(w, h, deg, axis)
     out = cv2.warpPerspective(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    moved = []
-    for x, y, side in points:
-        r = side / 2
-        p = cv2.perspectiveTransform(np.float32([[x, y], [x - r, y], [x + r, y], [x, y - r], [x, y + r]])
-                                     .reshape(-1, 1, 2), m).reshape(-1, 2)
-        span = max(np.linalg.norm(p[2] - p[1]), np.linalg.norm(p[4] - p[3]))
-        moved.append((float(p[0, 0]), float(p[0, 1]), float(span)))
-    return out, moved
+    if not len(points):
+        return out, []
+    moved = cv2.perspectiveTransform(np.float32(points).reshape(-1, 1, 2), m).reshape(-1, 2)
+    return out, [(float(x), float(y)) for x, y in moved]
