@@ -198,10 +198,12 @@ def cloths(photos: Path) -> dict:
         return {}
 
     def lay(colour, kind):
+        # drawn once: every photo of the camera is laid on the same cloth
+        cloth = np.float32(colour) + texture(kind, empty.shape[:2], np.random.default_rng(5))
+
         def do(img, pts):
             if img.shape != empty.shape:
                 return img, pts, 1.0
-            cloth = np.float32(colour) + texture(kind, img.shape[:2], np.random.default_rng(5))
             return relaid(img, empty, cloth)[0], pts, 1.0
         return do
     return {"green felt": lay((40, 95, 35), "felt"), "black felt": lay((28, 28, 30), "felt"),
