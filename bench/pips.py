@@ -251,7 +251,9 @@ def main(argv=None) -> int:
     ap.add_argument("--photos", default=str(ROOT.parent / "shared" / "dice-photos"),
                     help="the labelled photos (default: ../shared/dice-photos beside the repository)")
     ap.add_argument("--peer", default=None, help="the peer's .tflite (default: ../shared/peers/byler-d6-dice.tflite)")
-    ap.add_argument("--reader", default=None, help="another pip reader file to score (default: the shipped one)")
+    ap.add_argument("--reader", default=None,
+                    help="another pip reader file to score in the first one's place, the shipped second readers "
+                         "still asked about its doubtful dice (default: the shipped one)")
     ap.add_argument("--no-variants", action="store_true", help="skip the changed photos")
     args = ap.parse_args(argv)
     photos = Path(args.photos)

@@ -4,7 +4,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tools.pip_scenes import _hue_apart
+from tools.pip_scenes import NONE_HERE, _hue_apart, rod, scene
 
 WEIGHTS = np.float32([0.11, 0.59, 0.3])  # grey as the eye sees it, as pip_scenes weighs colours
 
@@ -18,6 +18,27 @@ def test_some_rendered_dice_have_pips_told_from_their_body_by_hue_alone():
         apart = min(abs(hues[0] - hues[1]), 180 - abs(hues[0] - hues[1]))
         assert grey < 75  # in grey the pips nearly vanish (the renderer's other dice differ by 60 or more)
         assert apart >= 20 or grey >= 8  # a grey body's hue says nothing; then brightness still differs a little
+
+
+def test_a_pen_lies_long_and_thin_from_the_end_it_names():
+    for seed in range(20):
+        img = np.full((240, 240, 3), 128, np.float32)
+        x, y = rod(img, np.random.default_rng(seed), 120, 120, 30.0)
+        drawn = (np.abs(img - 128).max(axis=2) > 0).astype(np.uint8)
+        (cx, cy), (w, h), _ = cv2.minAreaRect(cv2.findNonZero(drawn))
+        assert max(w, h) >= 2 * min(w, h)  # a pen, not a die
+        assert abs(np.hypot(cx - x, cy - y) - max(w, h) / 2) < 0.25 * max(w, h)  # (x, y) is one of its ends
+
+
+def test_a_pens_end_is_taught_as_no_die_and_never_where_a_die_lies():
+    ends = 0
+    for seed in range(60):
+        img, dice = scene(np.random.default_rng(seed), 160, 160)
+        for x, y, box, value in dice:
+            if value == NONE_HERE:
+                ends += 1
+                assert all(np.hypot(x - dx, y - dy) > box for dx, dy, _, v in dice if v != NONE_HERE)
+    assert ends >= 5
 
 
 def test_training_goes_on_from_the_shipped_reader_file_reading_as_it_does():

@@ -223,8 +223,38 @@ def test_a_doubtful_die_is_read_again_cut_smaller_and_larger_and_a_sure_one_is_n
             return out / out.sum(axis=1, keepdims=True)
 
     reader = Reader()
-    got = beliefs(tray(), [(150.0, 200.0, 40.0), (400.0, 200.0, 40.0)], reader)
+    got = beliefs(tray(), [(150.0, 200.0, 40.0), (400.0, 200.0, 40.0)], reader, others=())
     assert reader.passes == [2] + [1] * len(SIZES)  # the doubtful die alone, once at each other size
     assert got[0].argmax() == READER_CLASSES.index("3") and got[0].max() >= SURE
     two = READER_CLASSES.index("2")
     assert got[1].argmax() == two and SURE <= got[1, two] < 0.95  # the mean of the three readings
+
+
+def test_a_doubtful_die_is_also_read_by_the_second_readers_and_a_sure_one_is_not():
+    from vision.pips import SIZES, SURE, beliefs, second_readers
+    from vision.pips.net import READER_CLASSES
+
+    class Reader:  # believes a 4 at `belief` about every crop (the first one, at its first reading, sure of
+        side, crop = 32, 1.5  # the first die), and counts the crops it was shown
+
+        def __init__(self, belief, first=False):
+            self.belief, self.first, self.crops = belief, first, []
+
+        def forward(self, x):
+            self.crops.append(len(x) // 4)  # four quarter turns of each crop
+            out = np.full((len(x), len(READER_CLASSES)), 0.0, np.float32)
+            out[:, READER_CLASSES.index("4")] = self.belief
+            out[:, READER_CLASSES.index("unknown")] = 1 - self.belief
+            if self.first and len(self.crops) == 1:  # crops are turn after turn: the even ones are the first die
+                out[0::2, READER_CLASSES.index("4")], out[0::2, READER_CLASSES.index("unknown")] = 0.95, 0.05
+            return out
+
+    first, second = Reader(0.5, first=True), Reader(0.9)
+    got = beliefs(tray(), [(150.0, 200.0, 40.0), (400.0, 200.0, 40.0)], first, others=(second,))
+    assert first.crops == [2] + [1] * len(SIZES)
+    assert second.crops == [1] * (1 + len(SIZES))  # the doubtful die only, at each size
+    four = READER_CLASSES.index("4")
+    assert got[0, four] == pytest.approx(0.95)  # the sure die as the first reader read it
+    assert got[1, four] == pytest.approx((0.5 * (1 + len(SIZES)) + 0.9 * (1 + len(SIZES))) / (2 * (1 + len(SIZES))))
+    assert got[1, four] >= SURE  # the second reader's belief lifted a die the first doubted
+    assert len(second_readers()) == 2 and all(r.classes == READER_CLASSES for r in second_readers())

@@ -5,7 +5,7 @@ people's dice on other cloths under other lamps and tilted cameras. So the rende
 die maker and a table vary: body colour (plain, marbled, translucent, glossy), pip colour, size and
 spacing, a red or large single pip, corner radius, side faces of a tilted view, shading, lamp
 highlights, shadows, dice touching or cut by the photo's edge, and trays of plain colour, felt,
-wood, cloth and printed boards with marks, holes and bars that are no dice. A die the reader must
+wood, cloth and printed boards with marks, holes, bars and pens that are no dice. A die the reader must
 call unknown is drawn too: covered by a finger, leaning on another (cocked), or cut by the edge.
 """
 
@@ -23,6 +23,7 @@ PLACES = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
           4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
           6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
 UNKNOWN = 0  # the value of a die that cannot be read (covered, cocked, cut)
+NONE_HERE = -1  # the value of a place that looks like a die and holds none (a pen's end)
 
 
 def _colour(rng, light=None):
@@ -158,20 +159,57 @@ def tray(rng, h: int, w: int) -> np.ndarray:
     return img * fall[..., None]
 
 
-def distractors(img: np.ndarray, rng, size: float) -> None:
-    """Things on a table that are no die: holes, bars, lines, dots in clusters, a card's corner."""
+def rod(img: np.ndarray, rng, x: float, y: float, size: float) -> tuple[float, float]:
+    """A pen, pencil or stick lying on the table from its end at (x, y): a long round body shaded as
+    a cylinder, a shine along it, the end rounded or flat, sometimes a tip or cap of another colour.
+    Returns the end, the part a finder takes for a die (a pen's end seen by a tilted camera was read
+    as a six)."""
     h, w = img.shape[:2]
+    r = size * rng.uniform(0.12, 0.35)
+    length = size * rng.uniform(2, 10)
+    a = rng.uniform(0, 2 * math.pi)
+    ux, uy = math.cos(a), math.sin(a)
+    colour, cap = _colour(rng), _colour(rng)
+    capped = rng.random() < 0.4
+    x0, x1 = int(max(0, min(x, x + ux * length) - r - 1)), int(min(w, max(x, x + ux * length) + r + 2))
+    y0, y1 = int(max(0, min(y, y + uy * length) - r - 1)), int(min(h, max(y, y + uy * length) + r + 2))
+    if x1 <= x0 or y1 <= y0:
+        return x, y
+    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    along = (xx - x) * ux + (yy - y) * uy
+    across = -(xx - x) * uy + (yy - y) * ux
+    if rng.random() < 0.6:  # a rounded end
+        d = np.where(along < 0, np.hypot(along, across), np.abs(across))
+    else:
+        d = np.where(along < 0, np.inf, np.abs(across))
+    inside = (d < r) & (along < length)
+    c = np.clip(across / r, -1, 1)
+    shade = 0.45 + 0.55 * np.sqrt(1 - c ** 2)  # a cylinder lit from above
+    shine = np.exp(-((c - rng.uniform(-0.5, 0.5)) / 0.15) ** 2) * rng.uniform(0, 120)
+    body = np.where((capped & (along < r * rng.uniform(1, 4)))[..., None], cap, colour)
+    paint = body * shade[..., None] + shine[..., None]
+    img[y0:y1, x0:x1][inside] = paint[inside]
+    return x, y
+
+
+def distractors(img: np.ndarray, rng, size: float) -> list[tuple[float, float]]:
+    """Things on a table that are no die: holes, bars, lines, dots in clusters, a card's corner, pens.
+    Returns the pens' ends, for the reader to learn that they are no die."""
+    h, w = img.shape[:2]
+    ends = []
     for _ in range(int(rng.integers(0, 7))):
         colour = tuple(float(v) for v in _colour(rng))
         x, y = int(rng.integers(0, w)), int(rng.integers(0, h))
         k = rng.random()
-        if k < 0.25:  # a hole or a coin
+        if k < 0.12:  # a pen or a pencil
+            ends.append(rod(img, rng, x, y, size))
+        elif k < 0.3:  # a hole or a coin
             cv2.circle(img, (x, y), int(size * rng.uniform(0.2, 0.8)), colour, -1, cv2.LINE_AA)
-        elif k < 0.45:  # a bar or a card
+        elif k < 0.48:  # a bar or a card
             bw, bh = size * rng.uniform(0.5, 6), size * rng.uniform(0.3, 2.5)
             box = cv2.boxPoints(((x, y), (bw, bh), rng.uniform(0, 180))).astype(np.int32)
             cv2.fillPoly(img, [box], colour, cv2.LINE_AA)
-        elif k < 0.65:  # a line or an edge
+        elif k < 0.66:  # a line or an edge
             cv2.line(img, (x, y), (int(rng.integers(0, w)), int(rng.integers(0, h))), colour,
                      int(rng.integers(1, 4)), cv2.LINE_AA)
         elif k < 0.85:  # loose dots like pips with no die round them
@@ -183,6 +221,7 @@ def distractors(img: np.ndarray, rng, size: float) -> None:
             cv2.ellipse(sh, (x, y), (int(size * rng.uniform(0.5, 2)), int(size * rng.uniform(0.3, 1))),
                         rng.uniform(0, 180), 0, 360, 1.0, -1)
             img *= (1 - rng.uniform(0.2, 0.5) * cv2.GaussianBlur(sh, (0, 0), size * 0.2))[..., None]
+    return ends
 
 
 def _die(img, rng, lk, x, y, side, angle, tilt, value, light) -> None:
@@ -220,7 +259,7 @@ def scene(rng, h: int, w: int, count: int | None = None, sizes=(10.0, 70.0), cen
     there (for crops)."""
     img = tray(rng, h, w)
     size = float(np.exp(rng.uniform(*np.log(sizes)))) if centre is None else centre[2]
-    distractors(img, rng, size)
+    ends = distractors(img, rng, size)
     if count is None:
         count = int(rng.integers(0, 26)) if rng.random() < 0.8 else int(rng.integers(0, 4))
     tilt = np.eye(3)
@@ -264,6 +303,9 @@ def scene(rng, h: int, w: int, count: int | None = None, sizes=(10.0, 70.0), cen
         cv2.ellipse(img, (int(d[0] + math.cos(a) * d[2] * 0.25), int(d[1] + math.sin(a) * d[2] * 0.25)),
                     (int(d[2] * 1.5), int(r)), math.degrees(a) + 90, 0, 360, cover, -1, cv2.LINE_AA)
         d[3] = UNKNOWN
+    # a pen's end that no die was drawn over is a place with no die
+    dice += [[x, y, size, NONE_HERE] for x, y in ends if 0 <= x < w and 0 <= y < h
+             and all((x - qx) ** 2 + (y - qy) ** 2 > (1.2 * size) ** 2 for qx, qy in places)]
     return finish(img, rng), dice
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tools.pip_scenes import UNKNOWN, scene
+from tools.pip_scenes import NONE_HERE, UNKNOWN, scene
 from tools.real_cloth import empty_sheet, on_cloth
 from vision.pips.net import CROP, FINDER_ONNX, LOG_SIZE, READER_ONNX, crop
 
@@ -35,11 +35,14 @@ FINDER_SIDE = 320  # the photo's long side as the finder reads it
 READ_SIDE = 32  # a die's crop as the reader reads it (--side)
 READ_CROP = CROP  # a die's crop is this many times its box (--crop; written into the reader's file)
 NONE_CLASS, UNKNOWN_CLASS = 7, 6
-NO_DIE = -1  # the value of a place the last finder took for a die where none lies (a hole, a bar's end)
+NO_DIE = NONE_HERE  # a place with no die that looks like one: a pen's end drawn, a false find of the last finder
 REAL_CROPS = 12000  # crops cut from changed tuning photos before the reader learns
 # Of the tuning photos the reader learns from, this share has its sheet replaced by another cloth (real_cloth.py).
 # The finder learns from the sheet only: a run with cloths found no fewer wrong dice on them, and fewer right
 CLOTH = 0.4
+# Of the photos, this share has its brightness contrast pressed and its colours kept (--pressed): the runs
+# that made the third reader file (pips_read_3.onnx), whose doubts differ from the first reader's
+PRESSED = 0.0
 
 
 def tuning(photos: Path) -> list[tuple[np.ndarray, list]]:
@@ -90,6 +93,12 @@ def photometric(img: np.ndarray, rng) -> np.ndarray:
         if rng.random() < 0.5:
             hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.5, 1.5), 0, 255)
         img = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    if PRESSED and rng.random() < PRESSED:  # brightness contrast pressed, colours kept: pips told by hue
+        lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
+        mean = lab[..., 0].mean()
+        lab[..., 0] = mean + (lab[..., 0] - mean) * rng.uniform(0.25, 0.7)
+        lab[..., 1:] = 128 + (lab[..., 1:] - 128) * rng.uniform(1.0, 1.6)
+        img = cv2.cvtColor(np.clip(lab, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
     x = img.astype(np.float32) / 255
     x = x ** rng.uniform(0.6, 1.6)
     x = (x - 0.5) * rng.uniform(0.6, 1.4) + 0.5 + rng.uniform(-0.25, 0.25)
@@ -324,7 +333,7 @@ def train_reader(photos: Path, minutes: float, seed: int, out: Path, resume: boo
     start, step = time.time(), 0
     budget = minutes * 60
     real = hard_negatives(real)
-    kept = CACHE / f"real_crops_{seed}_hard_cloth{_side_tag()}.npz"
+    kept = CACHE / f"real_crops_{seed}_hard_cloth{'_pressed' if PRESSED else ''}{_side_tag()}.npz"
     if kept.is_file():  # the same seed cuts the same crops: cut them once
         got = np.load(kept)
         bank, bank_y = got["crops"], got["ys"]
@@ -372,7 +381,7 @@ def train_reader(photos: Path, minutes: float, seed: int, out: Path, resume: boo
 
 
 def main(argv=None) -> int:
-    global READ_SIDE, READ_CROP
+    global READ_SIDE, READ_CROP, PRESSED
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=("data", "finder", "reader"))
     ap.add_argument("--photos", default=str(ROOT.parent / "shared" / "dice-photos"))
@@ -385,8 +394,10 @@ def main(argv=None) -> int:
     ap.add_argument("--real-share", type=float, default=0.5, help="share of each batch cut from real photos (reader)")
     ap.add_argument("--crop", type=float, default=CROP, help="the reader's crop as a multiple of a die's box (data, reader)")
     ap.add_argument("--side", type=int, default=READ_SIDE, help="the reader's crop side (data, reader)")
+    ap.add_argument("--pressed", type=float, default=PRESSED,
+                    help="share of photos with brightness contrast pressed, colours kept (finder, reader)")
     args = ap.parse_args(argv)
-    READ_SIDE, READ_CROP = args.side, args.crop
+    READ_SIDE, READ_CROP, PRESSED = args.side, args.crop, args.pressed
     cv2.setRNGSeed(args.seed)
     photos = Path(args.photos)
     models = ROOT / "vision" / "models"

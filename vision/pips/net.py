@@ -20,6 +20,8 @@ from ..onnx import NetError, OnnxNet
 
 MODELS = Path(__file__).parent.parent / "models"
 FINDER_ONNX, READER_ONNX = MODELS / "pips.onnx", MODELS / "pips_read.onnx"
+# Two readers of other training runs, asked about the dice the first one doubts (vision/pips/__init__.py)
+SECOND_ONNX = (MODELS / "pips_read_2.onnx", MODELS / "pips_read_3.onnx")
 FINDER_CLASSES = ("heat", "dx", "dy", "size")
 READER_CLASSES = ("1", "2", "3", "4", "5", "6", "unknown", "none")
 LOG_SIZE = 5.0  # the finder's size output times this is the log of the box in cells (up to 148 cells)
