@@ -159,11 +159,10 @@ def tray(rng, h: int, w: int) -> np.ndarray:
     return img * fall[..., None]
 
 
-def rod(img: np.ndarray, rng, x: float, y: float, size: float) -> tuple[float, float]:
+def rod(img: np.ndarray, rng, x: float, y: float, size: float) -> None:
     """A pen, pencil or stick lying on the table from its end at (x, y): a long round body shaded as
     a cylinder, a shine along it, the end rounded or flat, sometimes a tip or cap of another colour.
-    Returns the end, the part a finder takes for a die (a pen's end seen by a tilted camera was read
-    as a six)."""
+    The end is what a finder takes for a die (a pen's end seen by a tilted camera was read as a six)."""
     h, w = img.shape[:2]
     r = size * rng.uniform(0.12, 0.35)
     length = size * rng.uniform(2, 10)
@@ -174,7 +173,7 @@ def rod(img: np.ndarray, rng, x: float, y: float, size: float) -> tuple[float, f
     x0, x1 = int(max(0, min(x, x + ux * length) - r - 1)), int(min(w, max(x, x + ux * length) + r + 2))
     y0, y1 = int(max(0, min(y, y + uy * length) - r - 1)), int(min(h, max(y, y + uy * length) + r + 2))
     if x1 <= x0 or y1 <= y0:
-        return x, y
+        return
     yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
     along = (xx - x) * ux + (yy - y) * uy
     across = -(xx - x) * uy + (yy - y) * ux
@@ -189,7 +188,6 @@ def rod(img: np.ndarray, rng, x: float, y: float, size: float) -> tuple[float, f
     body = np.where((capped & (along < r * rng.uniform(1, 4)))[..., None], cap, colour)
     paint = body * shade[..., None] + shine[..., None]
     img[y0:y1, x0:x1][inside] = paint[inside]
-    return x, y
 
 
 def distractors(img: np.ndarray, rng, size: float) -> list[tuple[float, float]]:
@@ -202,7 +200,8 @@ def distractors(img: np.ndarray, rng, size: float) -> list[tuple[float, float]]:
         x, y = int(rng.integers(0, w)), int(rng.integers(0, h))
         k = rng.random()
         if k < 0.12:  # a pen or a pencil
-            ends.append(rod(img, rng, x, y, size))
+            rod(img, rng, x, y, size)
+            ends.append((x, y))
         elif k < 0.3:  # a hole or a coin
             cv2.circle(img, (x, y), int(size * rng.uniform(0.2, 0.8)), colour, -1, cv2.LINE_AA)
         elif k < 0.48:  # a bar or a card
