@@ -16,7 +16,8 @@ die's side. Printed per half:
   ms           per photo, one core (cv2.setNumThreads(1)), median and slowest
 Then the speed on a drawn 640x640 tray with 25 dice (the target: <= 30 ms on one core).
 Variants read the held-out half again, changed as other cameras and rooms change a photo: scaled,
-turned, seen by a camera tilted 20 or 35 degrees (tools/tilt.py), darker and brighter, a warmer
+turned, seen by a camera farther off or wider (the same dice in a frame twice as large, or a 16:9
+frame twice as high and wider still), tilted 20 or 35 degrees (tools/tilt.py), darker and brighter, a warmer
 lamp, blurred, noisy, saved as a poor JPEG, and laid on other cloths (green and black felt, a red
 cloth, oak: the sheet replaced, the dice and their shadows kept).
 The peer (byler-d6-dice.tflite, ../shared/peers) is read on the same photos when the file and
@@ -169,6 +170,23 @@ def variants() -> dict:
         from tools.tilt import tilted
         return lambda img, pts: (*tilted(img, pts, deg, axis), 1.0)
 
+    def wider(k, aspect=1.0):
+        # a camera farther off or of a wider lens: the same dice in a frame k times as large (aspect times
+        # as wide again), the rest of it the photo's own sheet colour, the seam feathered
+        def do(img, pts):
+            h, w = img.shape[:2]
+            big_h, big_w = int(h * k), int(w * k * aspect)
+            top, left = (big_h - h) // 2, (big_w - w) // 2
+            sheet = np.median(img.reshape(-1, 3), axis=0).astype(np.float32)
+            out = sheet + cv2.GaussianBlur(np.random.default_rng(h).normal(0, 4, (big_h, big_w, 3)).astype(np.float32),
+                                           (0, 0), 1.0)
+            keep = np.zeros((h, w), np.float32)
+            keep[24:-24, 24:-24] = 1
+            keep = cv2.GaussianBlur(keep, (0, 0), 12)[..., None]
+            out[top:top + h, left:left + w] = keep * img + (1 - keep) * out[top:top + h, left:left + w]
+            return np.clip(out, 0, 255).astype(np.uint8), [(x + left, y + top) for x, y in pts], 1.0
+        return do
+
     rng = np.random.default_rng(7)
 
     def jpeg(img):
@@ -176,7 +194,7 @@ def variants() -> dict:
 
     return {
         "scale 0.6": scale(0.6), "scale 1.5": scale(1.5), "turned 30": turn(30), "turned 45": turn(45),
-        "tilted 20": tilt(20, 0), "tilted 35": tilt(35, 60),
+        "wider 2x": wider(2), "wider 16:9": wider(2, 16 / 9), "tilted 20": tilt(20, 0), "tilted 35": tilt(35, 60),
         "darker 40 %": pixels(lambda i: cv2.convertScaleAbs(i, alpha=0.6)),
         "brighter 40 %": pixels(lambda i: cv2.convertScaleAbs(i, alpha=1.4)),
         "warm lamp": pixels(lambda i: np.clip(i * np.array([0.8, 1.0, 1.15]), 0, 255).astype(np.uint8)),
