@@ -17,7 +17,8 @@ die's side. Printed per half:
 Then the speed on a drawn 640x640 tray with 25 dice (the target: <= 30 ms on one core).
 Variants read the held-out half again, changed as other cameras and rooms change a photo: scaled,
 turned, seen by a camera farther off or wider (the same dice in a frame twice as large, or a 16:9
-frame twice as high and wider still), tilted 20 or 35 degrees (tools/tilt.py), darker and brighter, a warmer
+frame twice as high and wider still) or three times closer (the photo enlarged round its dice and
+cut back to its size), tilted 20 or 35 degrees (tools/tilt.py), darker and brighter, a warmer
 lamp, blurred, noisy, saved as a poor JPEG, and laid on other cloths (green and black felt, a red
 cloth, oak: the sheet replaced, the dice and their shadows kept).
 The peer (byler-d6-dice.tflite, ../shared/peers) is read on the same photos when the file and
@@ -187,6 +188,20 @@ def variants() -> dict:
             return np.clip(out, 0, 255).astype(np.uint8), [(x + left, y + top) for x, y in pts], 1.0
         return do
 
+    def closer(k):
+        # a camera k times closer: the photo enlarged round its dice and cut back to its size; a die the
+        # cut reaches (within a die's side of it) is neither right nor wrong, a die beyond it not there
+        def do(img, pts):
+            h, w = img.shape[:2]
+            big = cv2.resize(img, (round(w * k), round(h * k)), interpolation=cv2.INTER_CUBIC)
+            cx, cy = np.mean(pts, axis=0) * k if len(pts) else (w * k / 2, h * k / 2)
+            left, top = int(np.clip(cx - w / 2, 0, big.shape[1] - w)), int(np.clip(cy - h / 2, 0, big.shape[0] - h))
+            moved = [(x * k - left, y * k - top) for x, y in pts]
+            reach = 25 * k  # the photos' dice are 25-50 pixels across
+            cut = [not (reach <= x < w - reach and reach <= y < h - reach) for x, y in moved]
+            return big[top:top + h, left:left + w], moved, k, cut
+        return do
+
     rng = np.random.default_rng(7)
 
     def jpeg(img):
@@ -194,7 +209,8 @@ def variants() -> dict:
 
     return {
         "scale 0.6": scale(0.6), "scale 1.5": scale(1.5), "turned 30": turn(30), "turned 45": turn(45),
-        "wider 2x": wider(2), "wider 16:9": wider(2, 16 / 9), "tilted 20": tilt(20, 0), "tilted 35": tilt(35, 60),
+        "wider 2x": wider(2), "wider 16:9": wider(2, 16 / 9),
+        "closer 3x": closer(3), "tilted 20": tilt(20, 0), "tilted 35": tilt(35, 60),
         "darker 40 %": pixels(lambda i: cv2.convertScaleAbs(i, alpha=0.6)),
         "brighter 40 %": pixels(lambda i: cv2.convertScaleAbs(i, alpha=1.4)),
         "warm lamp": pixels(lambda i: np.clip(i * np.array([0.8, 1.0, 1.15]), 0, 255).astype(np.uint8)),
@@ -234,10 +250,12 @@ def run(reader, photos: Path, labels: dict, names, change=None):
         img = read_image(photos / "test_raw" / name)
         truth = [dict(d) for d in labels[name]["dice"]]
         if change is not None:
-            img, pts, f = change(img, [(d["x"], d["y"]) for d in truth])
-            for d, (x, y) in zip(truth, pts):
+            img, pts, f, *cut = change(img, [(d["x"], d["y"]) for d in truth])
+            for d, (x, y), gone in zip(truth, pts, cut[0] if cut else [False] * len(truth)):
                 x0, y0, x1, y1 = d["box"]
                 d["x"], d["y"], d["box"] = x, y, [0, 0, (x1 - x0) * f, (y1 - y0) * f]
+                if gone:
+                    d["value"] = None  # cut by the photo's edge: neither right nor wrong
             h, w = img.shape[:2]  # a die a turn or a tilt carried out of the photo is no longer in it
             truth = [d for d in truth if 0 <= d["x"] < w and 0 <= d["y"] < h]
         t = time.perf_counter()

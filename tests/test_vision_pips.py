@@ -55,6 +55,15 @@ def test_every_face_at_every_turn_on_one_tray():
     assert sum(d.value == v for d, v in zip(dice, truth)) >= 5  # a yellow 5 with black pips reads 4 at 0.53
 
 
+@pytest.mark.parametrize("value", [2, 5, 6])
+def test_a_die_close_to_the_camera_is_read_as_one_die_not_as_its_pips(value):
+    """A die a third of the photo across, larger than the finder learned: found as its pips close up,
+    it is found whole from farther off and read there."""
+    dice = read_d6(draw_die(tray(seed=9), 320, 240, value, side=200, angle=20, body=WHITE, pip=BLACK))
+    assert [d.value for d in dice] == [value]
+    assert abs(dice[0].x - 320) < 20 and abs(dice[0].y - 240) < 20
+
+
 def test_a_covered_die_is_unknown_at_its_place_never_a_guess():
     img = draw_die(tray(seed=5), 300, 240, 6, side=44, angle=0, body=WHITE, pip=BLACK)
     # a fingertip over two thirds of the face: its pips can no longer be counted
@@ -119,7 +128,7 @@ def test_every_die_of_a_real_photo_is_found_once_at_its_place(folder, name):
 
 
 # 111904's gold 1 touches a black die corner to corner: found close up, lost in the wide frame, where the
-# finder sizes the black die larger and the two finds fall within one die's reach (see _apart)
+# finder sizes the black die larger and the two finds fall within one die's reach (finding.apart)
 @pytest.mark.parametrize("folder, name", HELD_OUT[1:])
 def test_a_camera_showing_the_whole_table_finds_the_same_dice(folder, name):
     """The same photo in a 16:9 frame twice as high, as a wide camera farther off shows the table: its

@@ -65,7 +65,8 @@ def tuning(photos: Path) -> list[tuple[np.ndarray, list]]:
 def hard_negatives(real) -> list:
     """real with each photo's false finds of the shipped finder added as NO_DIE places: what looked like
     a die to it (the holes in the tray's bar, its ends, shadows) is what the reader must learn is none."""
-    from vision.pips import _apart, networks
+    from vision.pips import networks
+    from vision.pips.finding import apart
     from vision.pips.net import finder_input, peaks
     finder, _ = networks()
     out, count = [], 0
@@ -74,7 +75,7 @@ def hard_negatives(real) -> list:
         for f in (0.6, 1.0, 1.5):
             small = cv2.resize(img, None, fx=f, fy=f, interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
             blob, g = finder_input(small, finder.side)
-            for x, y, box, _ in _apart(peaks(finder.forward(blob), finder.stride, g, 0.15)):
+            for x, y, box, _ in apart(peaks(finder.forward(blob), finder.stride, g, 0.15)):
                 x, y, box = x / f, y / f, box / f
                 if all(math.hypot(x - d[0], y - d[1]) > 0.6 * d[2] for d in dice + extra):
                     extra.append((x, y, box, NO_DIE))

@@ -14,22 +14,14 @@ import numpy as np
 
 from vision.images import check_frame
 
-from .net import (FINDER_CLASSES, FINDER_ONNX, READER_CLASSES, READER_ONNX, SECOND_ONNX, PipNet, crop,
-                  finder_input, peaks)
+from .finding import farther, find, instead
+from .net import FINDER_CLASSES, FINDER_ONNX, READER_CLASSES, READER_ONNX, SECOND_ONNX, PipNet, crop
 
-__all__ = ["PipDie", "UNKNOWN", "beliefs", "read_d6"]
+__all__ = ["PipDie", "UNKNOWN", "beliefs", "find", "read_d6"]
 
 UNKNOWN = "unknown"
-FOUND = 0.3  # the finder's heat at a die's centre: below it, no die
 SURE = 0.6  # the reader's belief in a value: below it, the die is unknown
 NONE = READER_CLASSES.index("none")
-NEAR = 0.55  # two finds closer than this share of their box are one die
-# The finder learned dice some 7-45 pixels across its input, LEARNED in the middle: dice found smaller than
-# SMALL, or none found, it looks for again with the photo scaled to show them LEARNED across (none found:
-# CLOSER times closer), until they are NEAR_LEARNED, up to the photo's own size or LONGEST pixels a side.
-# Held-out half in a frame twice as large 90.9 -> 97.2 %, in a 16:9 one 25.0 -> 98.0 %, close up as before
-# (bench/pips.py, rows "wider")
-LEARNED, NEAR_LEARNED, SMALL, CLOSER, LONGEST = 20.0, 16.0, 12.0, 2.0, 1600
 TURNS = 4  # a crop is read in its four quarter turns, the beliefs averaged (tuning half: 94.0 % of dice, 92.2 % once)
 # A die read below SURE is read again cut a tenth smaller and a tenth larger, the three beliefs averaged:
 # a box a little off its die (a rim lost, a neighbour's pip in) is what most such dice were. Tuning half
@@ -68,15 +60,6 @@ def second_readers() -> tuple[PipNet, ...]:
     return tuple(PipNet.load(path, READER_CLASSES) for path in SECOND_ONNX)
 
 
-def _apart(found):
-    """The strongest of finds that lie on one die."""
-    kept = []
-    for x, y, box, heat in sorted(found, key=lambda f: -f[3]):
-        if all(np.hypot(x - k[0], y - k[1]) > NEAR * max(box, k[2]) for k in kept):
-            kept.append((x, y, box, heat))
-    return kept
-
-
 def beliefs(frame: np.ndarray, places, reader: PipNet | None = None, others=None) -> np.ndarray:
     """(n, len(READER_CLASSES)) the reader's beliefs about the dice at places, (x, y, box) each in the
     frame's pixels (box: the side of the square that holds the die as it lies), its crops read in
@@ -105,39 +88,6 @@ def _turned(frame: np.ndarray, places, reader: PipNet) -> np.ndarray:
     return proba.reshape(TURNS, len(places), -1).mean(axis=0)
 
 
-def _look(frame: np.ndarray, finder: PipNet, side: int) -> list:
-    """The finder's finds, (x, y, box, heat) in the photo's pixels, with the photo's long side at side."""
-    blob, f = finder_input(frame, side)
-    return peaks(finder.forward(blob), finder.stride, f, FOUND)
-
-
-def find(frame: np.ndarray, finder: PipNet) -> list:
-    """Where the dice lie, (x, y, box, heat) each. The finder looks at the whole photo at its own side;
-    dice it finds smaller than SMALL there it looks for again closer, as often as it takes to see them
-    about LEARNED across or to reach the photo's own pixels, so a camera that shows the whole table,
-    its dice a fiftieth of the photo across, is read as one close over the tray. Found none: it looks
-    once CLOSER, no more (an empty tray)."""
-    longest = max(frame.shape[:2])
-    most = min(max(longest, finder.side), LONGEST)
-    side, kept = finder.side, []
-    found = _look(frame, finder, side)
-    while True:
-        seen = [box * side / longest for _, _, box, _ in found]
-        if side == finder.side:
-            if seen and np.median(seen) >= SMALL:
-                break
-            kept = [d for d, s in zip(found, seen) if s >= SMALL]  # dice as large as learned: found already
-        elif not seen or np.median(seen) >= NEAR_LEARNED:
-            break
-        # below SMALL the finder's sizes are too large (it learned none smaller): one look rarely does
-        closer = min(int(side * (LEARNED / np.median(seen) if seen else CLOSER)), most)
-        if closer < side * 1.25:
-            break
-        side = closer
-        found = [d for d in _look(frame, finder, side) if d[2] * side / longest <= 2 * LEARNED]
-    return _apart(kept + found)
-
-
 def read_d6(frame, nets: tuple[PipNet, PipNet] | None = None) -> list[PipDie]:
     """Every pip die in a BGR photo, top to bottom then left to right."""
     frame = check_frame(frame)
@@ -145,16 +95,20 @@ def read_d6(frame, nets: tuple[PipNet, PipNet] | None = None) -> list[PipDie]:
     found = find(frame, finder)
     if not found:
         return []
-    proba = beliefs(frame, [(x, y, box) for x, y, box, _ in found], reader)
+    far = farther(frame, finder, found)
+    proba = beliefs(frame, [(x, y, box) for x, y, box, _ in found + far], reader)
+    read = instead(found, far, [_value(p) != UNKNOWN for p in proba[len(found):]])
     out = []
-    for (x, y, box, _), p in zip(found, proba):
-        best = int(np.argmax(p))
-        if best == NONE:
+    for (x, y, box, _), p in (((found + far)[i], proba[i]) for i in read):
+        if int(np.argmax(p)) == NONE:
             continue  # a mark, a hole, a shadow: no die
-        value = int(READER_CLASSES[best]) if READER_CLASSES[best].isdigit() else UNKNOWN
-        conf = float(p[best])
-        if value != UNKNOWN and conf < SURE:
-            value = UNKNOWN
+        value, conf = _value(p), float(p.max())
         half = box / 2
         out.append(PipDie(x, y, value, conf, (x - half, y - half, x + half, y + half)))
     return sorted(out, key=lambda d: (round(d.y), d.x))
+
+
+def _value(p: np.ndarray) -> int | str:
+    """The value the reader's beliefs p say a die shows: 1-6, or UNKNOWN (or no die) below SURE."""
+    best = int(np.argmax(p))
+    return int(READER_CLASSES[best]) if READER_CLASSES[best].isdigit() and p[best] >= SURE else UNKNOWN
