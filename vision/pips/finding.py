@@ -24,8 +24,9 @@ NEAR = 0.55  # two finds closer than this share of their box are one die
 LEARNED, NEAR_LEARNED, SMALL, CLOSER, LONGEST = 20.0, 16.0, 12.0, 2.0, 1600
 # a find as large as LARGE sends the finder FARTHER times farther off; a die it finds there takes the place
 # of the finds on it unless they are one find of at least WHOLE of its size (the die, found whole: it
-# was cut at full size). The held-out half cut three and four times closer (a die a fifth of the photo
-# across): sure and wrong 1 / 3 -> 0 / 0 dice, dice right 117 / 59 -> 118 / 60 (bench/pips.py, row "closer 3x")
+# was cut at full size). The held-out half three times closer (its dice a seventh to a quarter of the
+# photo across): dice right 117 -> 118 of 121, sure and wrong 1 -> 0 (bench/pips.py, row "closer 3x");
+# four times closer 59 -> 60 of 61, sure and wrong 3 -> 0
 LARGE, FARTHER, WHOLE = 36.0, 2, 0.7
 
 
