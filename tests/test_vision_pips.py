@@ -145,14 +145,13 @@ def test_a_camera_showing_the_whole_table_finds_the_same_dice(folder, name):
     keep = cv2.GaussianBlur(keep, (0, 0), 12)[..., None]
     wide[top:top + h, left:left + w] = keep * img + (1 - keep) * wide[top:top + h, left:left + w]
     wide = wide.astype(np.uint8)
-    near = {(round(d.x), round(d.y)): d.value for d in read_d6(img)}
-    far = read_d6(wide)
+    near, far = read_d6(img), read_d6(wide)
     assert len(far) == len(truth)
     for t in truth:
         side = max(t["box"][2] - t["box"][0], t["box"][3] - t["box"][1])
         assert min(np.hypot(d.x - left - t["x"], d.y - top - t["y"]) for d in far) < 0.3 * side
-    values = [d.value for d in far]
-    assert sum(v == u for v, u in zip(sorted(map(str, values)), sorted(map(str, near.values())))) >= len(near) - 1
+    as_near = [min(near, key=lambda n: np.hypot(d.x - left - n.x, d.y - top - n.y)).value == d.value for d in far]
+    assert sum(as_near) >= len(far) - 1  # a doubtful die may come out another way, cut at other pixels
 
 
 def test_real_photo_sure_readings_are_right():
