@@ -17,7 +17,7 @@ die's side. Printed per half:
 Then the speed on a drawn 640x640 tray with 25 dice (the target: <= 30 ms on one core).
 Variants read the held-out half again, changed as other cameras and rooms change a photo: scaled,
 turned, seen by a camera farther off or wider (the same dice in a frame twice as large, or a 16:9
-frame twice as high and wider still) or three times closer (the photo enlarged round its dice and
+frame twice as high and wider still, or a 4K one) or three times closer (the photo enlarged round its dice and
 cut back to its size), tilted 20 or 35 degrees (tools/tilt.py; the 16:9 frame tilted 35 too, its
 dice some 15 pixels across, the far ones smaller), darker and brighter, a warmer
 lamp, blurred, noisy, saved as a poor JPEG, and laid on other cloths (green and black felt, a red
@@ -210,7 +210,7 @@ def variants() -> dict:
 
     return {
         "scale 0.6": scale(0.6), "scale 1.5": scale(1.5), "turned 30": turn(30), "turned 45": turn(45),
-        "wider 2x": wider(2), "wider 16:9": wider(2, 16 / 9), "closer 3x": closer(3),
+        "wider 2x": wider(2), "wider 16:9": wider(2, 16 / 9), "wider 4K": wider(3.375, 16 / 9), "closer 3x": closer(3),
         "wide, tilted 35": lambda img, pts: tilt(35, 60)(*wider(2, 16 / 9)(img, pts)[:2]),
         "tilted 20": tilt(20, 0), "tilted 35": tilt(35, 60),
         "darker 40 %": pixels(lambda i: cv2.convertScaleAbs(i, alpha=0.6)),

@@ -130,14 +130,16 @@ def test_every_die_of_a_real_photo_is_found_once_at_its_place(folder, name):
 # 111904's gold 1 touches a black die corner to corner: found close up, lost in the wide frame, where the
 # finder sizes the black die larger and the two finds fall within one die's reach (finding.apart)
 @pytest.mark.parametrize("folder, name", HELD_OUT[1:])
-def test_a_camera_showing_the_whole_table_finds_the_same_dice(folder, name):
-    """The same photo in a 16:9 frame twice as high, as a wide camera farther off shows the table: its
-    dice are a fiftieth of the frame across, and each is found once where it lies, read as close up.
-    The rest of the frame is the sheet's colour, the seam feathered (a hard seam cuts the tray's bar
-    into a lone block with a hole, a die showing 1, which no camera shows)."""
+@pytest.mark.parametrize("high", [2.0, 3.375])
+def test_a_camera_showing_the_whole_table_finds_the_same_dice(folder, name, high):
+    """The same photo in a 16:9 frame twice as high (or as a 4K frame, 3.375 times), as a wide camera
+    farther off shows the table: its dice are a fiftieth (a hundredth) of the frame across, and each is
+    found once where it lies, read as close up. The rest of the frame is the sheet's colour, the seam
+    feathered (a hard seam cuts the tray's bar into a lone block with a hole, a die showing 1, which no
+    camera shows)."""
     img, truth = read_image(PHOTOS.parent / folder / name), _truth(folder, name)
     h, w = img.shape[:2]
-    wide = np.empty((2 * h, 2 * h * 16 // 9, 3), np.float32)
+    wide = np.empty((int(high * h), int(high * h * 16 / 9), 3), np.float32)
     wide[:] = np.median(img.reshape(-1, 3), axis=0)
     top, left = (wide.shape[0] - h) // 2, (wide.shape[1] - w) // 2
     keep = np.zeros((h, w), np.float32)
@@ -152,6 +154,22 @@ def test_a_camera_showing_the_whole_table_finds_the_same_dice(folder, name):
         assert min(np.hypot(d.x - left - t["x"], d.y - top - t["y"]) for d in far) < 0.3 * side
     as_near = [min(near, key=lambda n: np.hypot(d.x - left - n.x, d.y - top - n.y)).value == d.value for d in far]
     assert sum(as_near) >= len(far) - 1  # a doubtful die may come out another way, cut at other pixels
+
+
+def test_a_4k_camera_showing_the_whole_table_finds_its_dice():
+    """22 dice of a real photo in a 4K frame, each some 3 pixels across at the finder's usual look, where
+    it finds none of them: it first looks at a photo that large twice as close, and goes on from there."""
+    img, truth = read_image(PHOTOS / "t1_IMG_20191208_111642.jpg"), _truth("detect", "t1_IMG_20191208_111642.jpg")
+    h, w = img.shape[:2]
+    wide = np.empty((2160, 3840, 3), np.uint8)
+    wide[:] = np.median(img.reshape(-1, 3), axis=0)
+    top, left = (2160 - h) // 2, (3840 - w) // 2
+    wide[top + 24:top + h - 24, left + 24:left + w - 24] = img[24:-24, 24:-24]  # a hard seam: no feathering needed here
+    far = read_d6(wide)
+    assert len(truth) - 1 <= len(far) <= len(truth)
+    found = [min(np.hypot(d.x - left - t["x"], d.y - top - t["y"]) for d in far)
+             < 0.3 * max(t["box"][2] - t["box"][0], t["box"][3] - t["box"][1]) for t in truth]
+    assert sum(found) >= len(truth) - 1
 
 
 def test_real_photo_sure_readings_are_right():

@@ -19,10 +19,10 @@ FOUND = 0.3  # the finder's heat at a die's centre: below it, no die
 NEAR = 0.55  # two finds closer than this share of their box are one die
 # dice found smaller than SMALL (a SHARE of the finds), or none found, are looked for again with the photo
 # scaled to show them LEARNED across (none found: CLOSER times closer), until they are NEAR_LEARNED, up to
-# the photo's own size or LONGEST pixels a side. Held-out half in a frame twice as large 90.9 -> 96.8 %,
-# in a 16:9 one 25.0 -> 98.0 %, that one tilted 35 degrees 88.9 % (closer when most finds were small)
-# -> 95.2 %, close up as before (bench/pips.py, rows "wider", "wide, tilted 35"); closer at any small
-# find: tilted 97.2 %, but the cloths' texture found closer up, and three dice surely wrong on them
+# the photo's own size or LONGEST pixels a side. The held-out half in a frame twice as large 90.9 -> 97.6 %,
+# a 16:9 one 25.0 -> 97.2 %, a 4K one 0.0 -> 96.4 %, the 16:9 one tilted 35 degrees 96.4 %; close up as
+# before (bench/pips.py, rows "wider", "wide, tilted 35"). Closer at any small find rather than a third:
+# tilted one die more, but the cloths' texture found closer up and three dice surely wrong on them
 LEARNED, NEAR_LEARNED, SMALL, CLOSER, LONGEST, SHARE = 20.0, 16.0, 12.0, 2.0, 1600, 1 / 3
 # a find as large as LARGE sends the finder FARTHER times farther off; a die it finds there takes the place
 # of the finds on it unless they are one find of at least WHOLE of its size (the die, found whole: it
@@ -30,6 +30,7 @@ LEARNED, NEAR_LEARNED, SMALL, CLOSER, LONGEST, SHARE = 20.0, 16.0, 12.0, 2.0, 16
 # photo across): dice right 117 -> 118 of 121, sure and wrong 1 -> 0 (bench/pips.py, row "closer 3x");
 # four times closer 59 -> 60 of 61, sure and wrong 3 -> 0
 LARGE, FARTHER, WHOLE = 36.0, 2, 0.7
+BIG = 4  # a photo this many times the finder's side is first looked at twice as large (first_side)
 
 
 def look(frame: np.ndarray, finder: PipNet, side: int) -> list:
@@ -54,11 +55,12 @@ def find(frame: np.ndarray, finder: PipNet) -> list:
     CLOSER, no more (an empty tray)."""
     longest = max(frame.shape[:2])
     most = min(max(longest, finder.side), LONGEST)
-    side, kept = finder.side, []
+    side, kept = first_side(frame, finder), []
+    first = side
     found = look(frame, finder, side)
     while True:
         seen = [box * side / longest for _, _, box, _ in found]
-        if side == finder.side:
+        if side == first:
             # a third of the finds smaller than SMALL will do: a die or two seen whole, or a bar or a shadow
             # found large, must not hide many small ones (a median of three finds is no measure of the dice)
             aim = [s for s in seen if s < SMALL]
@@ -78,12 +80,20 @@ def find(frame: np.ndarray, finder: PipNet) -> list:
     return apart(kept + found)
 
 
+def first_side(frame: np.ndarray, finder: PipNet) -> int:
+    """The photo's long side at the finder's first look: its own side, twice that for a photo BIG times
+    as large (a 1080p or 4K camera showing the whole table shows its dice too small to be found there
+    at all, and what it finds there, a few dice seen as one, hides them)."""
+    return finder.side * (2 if max(frame.shape[:2]) >= BIG * finder.side else 1)
+
+
 def farther(frame: np.ndarray, finder: PipNet, found: list) -> list:
-    """The dice found FARTHER times farther off, large there, when a find is LARGE (else none)."""
-    longest = max(frame.shape[:2])
-    if not found or max(box for _, _, box, _ in found) * finder.side / longest < LARGE:
+    """The dice found FARTHER times farther off than the first look, large there, when a find is LARGE
+    at the first look (else none)."""
+    longest, first = max(frame.shape[:2]), first_side(frame, finder)
+    if not found or max(box for _, _, box, _ in found) * first / longest < LARGE:
         return []
-    side = finder.side // FARTHER
+    side = first // FARTHER
     return apart([d for d in look(frame, finder, side) if d[2] * side / longest >= 0.8 * LEARNED])
 
 
