@@ -1,12 +1,13 @@
 """Where the pip dice lie, however near or far the camera: the finder asked at the scale it learned.
 
 The finder (vision/pips/net.py) learned dice some 7-45 pixels across its input, LEARNED in the middle,
-and first sees the photo with its long side at the finder's own side. A camera farther off, or a
-wide one, shows the whole table with its dice a fiftieth of the photo across: found smaller than
-SMALL there (a third of the finds will do, or none found), they are looked for again closer
-(`find`). A camera close over the tray shows a die larger than it learned, which it can find as its
-pips: then it also looks FARTHER times farther off (`farther`), and a die found whole there, read
-surely, takes the place of the finds on it (`instead`).
+and first sees the photo with its long side at the finder's own side (twice that for a photo four
+times as large: `first_side`). A camera farther off, or a wide one, shows the whole table with its
+dice a fiftieth of the photo across: found smaller than SMALL there (a third of the finds will do,
+or none found), they are looked for again closer (`find`). A camera close over the tray shows a die
+larger than it learned, which it can find as its pips: then it also looks FARTHER times farther off
+(`farther`), and a die found whole there, read surely, takes the place of the finds on it
+(`instead`).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def apart(found: list) -> list:
 
 
 def find(frame: np.ndarray, finder: PipNet) -> list:
-    """Where the dice lie, (x, y, box, heat) each: the finder looks at the whole photo at its own side;
+    """Where the dice lie, (x, y, box, heat) each: the finder looks at the whole photo (first_side);
     when a SHARE of its finds are smaller than SMALL there, it looks again closer, as often as it takes
     to see them about LEARNED across or to reach the photo's own pixels. Found none: it looks once
     CLOSER, no more (an empty tray)."""
