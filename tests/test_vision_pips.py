@@ -64,6 +64,14 @@ def test_a_die_close_to_the_camera_is_read_as_one_die_not_as_its_pips(value):
     assert abs(dice[0].x - 320) < 20 and abs(dice[0].y - 240) < 20
 
 
+@pytest.mark.parametrize("value", [1, 6])
+def test_a_die_half_the_photo_across_is_found_from_farther_off(value):
+    """A die filling half the picture (a phone held over it): the finder finds nothing at its usual look
+    and looks farther off, where the die is whole."""
+    dice = read_d6(draw_die(tray(seed=10), 320, 240, value, side=320, angle=20, body=WHITE, pip=BLACK))
+    assert [d.value for d in dice] == [value]
+
+
 def test_a_covered_die_is_unknown_at_its_place_never_a_guess():
     img = draw_die(tray(seed=5), 300, 240, 6, side=44, angle=0, body=WHITE, pip=BLACK)
     # a fingertip over two thirds of the face: its pips can no longer be counted

@@ -93,9 +93,9 @@ def read_d6(frame, nets: tuple[PipNet, PipNet] | None = None) -> list[PipDie]:
     frame = check_frame(frame)
     finder, reader = nets or networks()
     found = find(frame, finder)
-    if not found:
-        return []
     far = farther(frame, finder, found)
+    if not found + far:
+        return []
     proba = beliefs(frame, [(x, y, box) for x, y, box, _ in found + far], reader)
     read = instead(found, far, [_value(p) != UNKNOWN for p in proba[len(found):]])
     out = []

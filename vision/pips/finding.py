@@ -29,7 +29,8 @@ LEARNED, NEAR_LEARNED, SMALL, CLOSER, LONGEST, SHARE = 20.0, 16.0, 12.0, 2.0, 16
 # of the finds on it unless they are one find of at least WHOLE of its size (the die, found whole: it
 # was cut at full size). The held-out half three times closer (its dice a seventh to a quarter of the
 # photo across): dice right 117 -> 118 of 121, sure and wrong 1 -> 0 (bench/pips.py, row "closer 3x");
-# four times closer 59 -> 60 of 61, sure and wrong 3 -> 0
+# four times closer 59 -> 60 of 61, sure and wrong 3 -> 0. Found none at all, it looks farther off too: a
+# drawn die half the photo across, found no other way, reads its value at every face
 LARGE, FARTHER, WHOLE = 36.0, 2, 0.7
 BIG = 4  # a photo this many times the finder's side is first looked at twice as large (first_side)
 
@@ -90,9 +91,9 @@ def first_side(frame: np.ndarray, finder: PipNet) -> int:
 
 def farther(frame: np.ndarray, finder: PipNet, found: list) -> list:
     """The dice found FARTHER times farther off than the first look, large there, when a find is LARGE
-    at the first look (else none)."""
+    at the first look or there are none (a die half the photo across is found no other way)."""
     longest, first = max(frame.shape[:2]), first_side(frame, finder)
-    if not found or max(box for _, _, box, _ in found) * first / longest < LARGE:
+    if found and max(box for _, _, box, _ in found) * first / longest < LARGE:
         return []
     side = first // FARTHER
     return apart([d for d in look(frame, finder, side) if d[2] * side / longest >= 0.8 * LEARNED])
