@@ -94,12 +94,13 @@ def read_d6(frame, nets: tuple[PipNet, PipNet] | None = None) -> list[PipDie]:
     finder, reader = nets or networks()
     found = find(frame, finder)
     far = farther(frame, finder, found)
-    if not found + far:
+    both = found + far
+    if not both:
         return []
-    proba = beliefs(frame, [(x, y, box) for x, y, box, _ in found + far], reader)
+    proba = beliefs(frame, [(x, y, box) for x, y, box, _ in both], reader)
     read = instead(found, far, [_value(p) != UNKNOWN for p in proba[len(found):]])
     out = []
-    for (x, y, box, _), p in (((found + far)[i], proba[i]) for i in read):
+    for (x, y, box, _), p in ((both[i], proba[i]) for i in read):
         if int(np.argmax(p)) == NONE:
             continue  # a mark, a hole, a shadow: no die
         value, conf = _value(p), float(p.max())
