@@ -2,7 +2,7 @@
 import numpy as np
 
 from vision.name.model import CLASSES
-from vision.name.pipfaces import joined, pip_values
+from vision.name.pipfaces import PIP_WEIGHTS, joined, pip_values, pip_weight
 from vision.pips.net import READER_CLASSES
 
 COUNTS = (1, 2, 3, 4)  # bee, honey, zzz, zombee as the real photos' dice show them
@@ -52,3 +52,16 @@ def test_calibration_takes_each_faces_count_only_when_the_pip_reader_agrees_on_i
     symbols = np.array([_belief("none")] * 20)  # ZomBee dice: no pips for the reader to count
     assert pip_values(symbols, truth) == ()
     assert pip_values(seen[:15], truth[:15]) == ()  # a face with no die
+
+
+def test_calibration_trusts_the_pip_reader_more_where_the_prototypes_misread_the_dice_left_out():
+    truth = np.repeat(np.arange(4), 5)
+    clear = np.array([_belief(str(c), 0.95) for c in np.repeat(COUNTS, 5)])
+    unsure = np.array([_belief(str(c), 0.35) for c in np.repeat(COUNTS, 5)])  # right, but barely
+    knows = np.array([_proba(**{CLASSES[f]: 0.9, "unknown": 0.1}) for f in truth])
+    # two honeys of five doubted as zzz by the prototypes, as a lamp's highlight makes them
+    doubts = knows.copy()
+    doubts[5:7] = _proba(honey=0.3, zzz=0.6, unknown=0.1)
+    more, less = pip_weight(doubts, clear, COUNTS, truth), pip_weight(knows, unsure, COUNTS, truth)
+    assert more > less  # a share fixed for every table fails here
+    assert (more, less) == (max(PIP_WEIGHTS), min(PIP_WEIGHTS))

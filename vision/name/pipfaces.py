@@ -7,8 +7,9 @@ cameras those six photos never showed. The prototypes' usual miss, a honey whose
 where a zzz has its middle pip, is not the pip reader's, and a 5 or a 6, which no face shows, it
 names as such rather than as "far from everything taught".
 
-Calibration learns which count each face shows (pip_values) and keeps it only when the dice of the
-photos left out are read better joined than by the prototypes alone (calibrate.py). The reader then
+Calibration learns which count each face shows (pip_values) and how far to trust the pip reader
+(pip_weight), and keeps them only when the dice of the photos left out are read better joined than
+by the prototypes alone (calibrate.py). The reader then
 joins the two for every die (joined): a weighted geometric mean, so a face either reading rules out
 stays down, and a count no face shows carries its belief to unknown.
 """
@@ -21,11 +22,17 @@ import numpy as np
 
 from companion.commands import DICE_FACES
 
-# The pip reader's share of the joined reading. Rendered pip dice taught as the four faces (bench/vision.py
-# --only pips) read 91.1 % of dice alone; joined at 0.3 / 0.5 / 0.7 95.5 / 96.7 / 96.8 %, 0.7 with one
-# sure die wrong; the real photos' smaller dark dice (bench/other_dice.py) 53 / 57 / 56 of 64 (alone 53).
-# Chosen per table from 0.3, 0.5 and 0.7 by the left-out dice's likelihood: 96.8 %, one sure die wrong
-PIP_WEIGHT = 0.5
+from .confidence import log_likelihood
+
+# The pip reader's share of the joined reading, chosen per table (pip_weight) from these by how likely the
+# calibration dice left out read joined. Where the prototypes know the table's dice well a lower share
+# keeps their word; where six photos a face taught them little (a honey's highlight read as a zzz), the
+# pip reader, which learned pips from thousands of dice, gets more. Fixed at 0.5: the real photos' smaller
+# dark and borderline dice (bench/vision.py --only other) 58 of 64 and their fives and sixes unknown 36
+# of 38; chosen from these, 60 and 38, other benches alike (rendered pip tables 97.45 % of dice either
+# way, bench/cameras.py 3143 -> 3144 of 3150). 1.0 (the pip reader alone) added nothing
+PIP_WEIGHTS = (0.5, 0.7, 0.85)
+PIP_WEIGHT = PIP_WEIGHTS[0]  # a table the choice cannot be made for
 AGREE = 0.5  # of a face's calibration dice the pip reader must read as one count for it to be that face's
 VALUES = 6  # the pip reader's first classes are the counts 1-6; the rest (unknown, no die) are no face
 UNKNOWN = len(DICE_FACES)  # the classes of a ZomBee model: the four faces, then unknown
@@ -53,6 +60,12 @@ def joined(p: np.ndarray, beliefs: np.ndarray, values: tuple[int, ...], weight: 
     q = face_beliefs(np.asarray(beliefs), values)
     out = np.maximum(p, 1e-9) ** (1 - weight) * np.maximum(q, 1e-9) ** weight
     return out / out.sum(axis=1, keepdims=True)
+
+
+def pip_weight(p: np.ndarray, beliefs: np.ndarray, values: tuple[int, ...], truth: np.ndarray) -> float:
+    """The share of PIP_WEIGHTS under which the calibration dice left out (p, the prototypes' reading of
+    them; beliefs, the pip reader's; truth, their faces) are likeliest read as their faces when joined."""
+    return max(PIP_WEIGHTS, key=lambda w: log_likelihood(joined(p, beliefs, values, w), truth))
 
 
 def pip_values(beliefs: np.ndarray, truth: np.ndarray) -> tuple[int, ...]:

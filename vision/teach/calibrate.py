@@ -35,7 +35,7 @@ from ..name.confidence import fit_confidence, log_likelihood, sure_means_sure, u
 from ..name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, gated, white
 from ..name.modelfile import load_model
 from ..name.net import edges_read
-from ..name.pipfaces import PIP_WEIGHT, joined as pips_joined, pip_values, places
+from ..name.pipfaces import joined as pips_joined, pip_values, pip_weight, places
 from ..pips import beliefs
 from ..reader import WORK_SIDE, DiceReader, working
 from . import adapt
@@ -306,9 +306,10 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             left = layered
             report = {**report, **quality(left, truth, photo_count, model.threshold)}
     if values:  # pip dice: the pip reader joins the reading when the dice left out read better so (pipfaces.py)
-        pipped = pips_joined(left, pip_seen, values, PIP_WEIGHT)
+        weight = pip_weight(left, pip_seen, values, truth)
+        pipped = pips_joined(left, pip_seen, values, weight)
         if log_likelihood(pipped, truth) > log_likelihood(left, truth):
-            model.pips, model.pip_weight = values, PIP_WEIGHT
+            model.pips, model.pip_weight = values, weight
             report = {**report, **quality(pipped, truth, photo_count, model.threshold)}
     model.report = report
     model.report["pips"] = dict(zip(DICE_FACES, model.pips)) or None
