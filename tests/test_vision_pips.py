@@ -72,6 +72,14 @@ def test_a_die_half_the_photo_across_is_found_from_farther_off(value):
     assert [d.value for d in dice] == [value]
 
 
+@pytest.mark.parametrize("value, side", [(1, 200), (1, 260), (3, 320)])
+def test_a_large_die_found_only_as_something_that_is_no_die_is_looked_for_farther_off(value, side):
+    """A die so close that the usual look finds only a pip or its shadow, which the reader calls no die:
+    nothing found being a die, the finder looks farther off as it does when it finds nothing."""
+    dice = read_d6(draw_die(tray(seed=9), 320, 240, value, side=side, angle=0, body=WHITE, pip=BLACK))
+    assert [d.value for d in dice] == [value]
+
+
 def test_a_covered_die_is_unknown_at_its_place_never_a_guess():
     img = draw_die(tray(seed=5), 300, 240, 6, side=44, angle=0, body=WHITE, pip=BLACK)
     # a fingertip over two thirds of the face: its pips can no longer be counted

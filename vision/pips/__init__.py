@@ -98,6 +98,12 @@ def read_d6(frame, nets: tuple[PipNet, PipNet] | None = None) -> list[PipDie]:
     if not both:
         return []
     proba = beliefs(frame, [(x, y, box) for x, y, box, _ in both], reader)
+    if not far and (proba.argmax(axis=1) == NONE).all():
+        # nothing found is a die: a die too large for the usual look can be found as a pip or a shadow
+        # there, and is found whole farther off, as when nothing at all is found
+        far = farther(frame, finder, [])
+        both = found + far
+        proba = np.concatenate([proba, beliefs(frame, [(x, y, box) for x, y, box, _ in far], reader)])
     read = instead(found, far, [_value(p) != UNKNOWN for p in proba[len(found):]])
     out = []
     for (x, y, box, _), p in ((both[i], proba[i]) for i in read):

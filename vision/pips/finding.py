@@ -29,8 +29,9 @@ LEARNED, NEAR_LEARNED, SMALL, CLOSER, LONGEST, SHARE = 20.0, 16.0, 12.0, 2.0, 16
 # of the finds on it unless they are one find of at least WHOLE of its size (the die, found whole: it
 # was cut at full size). The held-out half three times closer (its dice a seventh to a quarter of the
 # photo across): dice right 117 -> 118 of 121, sure and wrong 1 -> 0 (bench/pips.py, row "closer 3x");
-# four times closer 59 -> 60 of 61, sure and wrong 3 -> 0. Found none at all, it looks farther off too: a
-# drawn die half the photo across, found no other way, reads its value at every face
+# four times closer 59 -> 60 of 61, sure and wrong 3 -> 0. Found none at all, or none the reader calls a die
+# (read_d6), it looks farther off too: a drawn die half the photo across, found no other way, reads its
+# value at every face, and a one 200-260 pixels across, found as its pip alone, reads one
 LARGE, FARTHER, WHOLE = 36.0, 2, 0.7
 BIG = 4  # a photo this many times the finder's side is first looked at twice as large (first_side)
 
