@@ -29,8 +29,9 @@ from .confidence import log_likelihood
 # keeps their word; where six photos a face taught them little (a honey's highlight read as a zzz), the
 # pip reader, which learned pips from thousands of dice, gets more. Fixed at 0.5: the real photos' smaller
 # dark and borderline dice (bench/vision.py --only other) 58 of 64 and their fives and sixes unknown 36
-# of 38; chosen from these, 60 and 38, other benches alike (rendered pip tables 97.45 % of dice either
-# way, bench/cameras.py 3143 -> 3144 of 3150). 1.0 (the pip reader alone) added nothing
+# of 38; chosen from these, 60 and 38, and the real photos with the camera 1.3x lower 43 -> 44 of 44
+# (bench/vision.py --only table); rendered pip tables 97.45 % of dice either way, with one leaning die
+# more read surely as a face (2 of 340), bench/cameras.py 3144 of 3150. 1.0 (the pip reader alone) added nothing
 PIP_WEIGHTS = (0.5, 0.7, 0.85)
 PIP_WEIGHT = PIP_WEIGHTS[0]  # a table the choice cannot be made for
 AGREE = 0.5  # of a face's calibration dice the pip reader must read as one count for it to be that face's
