@@ -33,11 +33,12 @@ SIZES = (0.9, 1.1)
 # photos 3798 -> 3815 of 4029 dice, no sure die changed (bench/pips.py); the ZomBee reader's pip dice under
 # other cameras 3141 -> 3143 of 3150 (bench/cameras.py --seeds 2). Two runs of the first reader's own recipe
 # asked instead lost two held-out dice: what pays is readers that learned differently.
-# The nine readings are joined by their geometric mean (agreed), not their average: a value each reading
-# gives some belief outweighs others that each reading's doubt scatters over. Tuning half 278 -> 280 of
-# 281, held-out half the same (246 of 252), its changed and re-clothed photos 25 dice up over the rows
-# (tilted 35 degrees, JPEG 30, the red cloth three each, green felt four), no row down, no sure die more
-# (bench/pips.py)
+# The nine readings, each crop's four quarter turns apart (36 in all), are joined by their geometric mean
+# (agreed), not their average: a value each reading gives some belief outweighs others that each
+# reading's doubt scatters over. Tuning half 278 -> 281 of 281, held-out half the same (246 of 252), its
+# changed and re-clothed photos 43 dice up over the rows (JPEG 30 six, oak five, green felt five), no row
+# down, no sure die more (bench/pips.py); the nine turn-averaged readings so joined: 25 of the 43. A die
+# read surely at first keeps its averaged turns: joined so, a die was read surely and wrongly in 11 rows
 FLOOR = 1e-3  # no reading's belief counts as less: one near zero would veto a value (1e-6 read the same)
 
 
@@ -75,14 +76,15 @@ def beliefs(frame: np.ndarray, places, reader: PipNet | None = None, others=None
     reader = reader or networks()[1]
     if not len(places):
         return np.zeros((0, len(READER_CLASSES)), np.float32)
-    proba = _turned(frame, places, reader)
+    turns = _turns(frame, places, reader)
+    proba = turns.mean(axis=0)
     doubt = np.flatnonzero(proba.max(axis=1) < SURE)
     if len(doubt):
         doubtful = [places[i] for i in doubt]
-        again = [proba[doubt]] + [_turned(frame, [(x, y, box * k) for x, y, box in doubtful], reader) for k in SIZES]
-        again += [_turned(frame, [(x, y, box * k) for x, y, box in doubtful], other)
+        again = [turns[:, doubt]] + [_turns(frame, [(x, y, box * k) for x, y, box in doubtful], reader) for k in SIZES]
+        again += [_turns(frame, [(x, y, box * k) for x, y, box in doubtful], other)
                   for other in (second_readers() if others is None else others) for k in (1.0, *SIZES)]
-        proba[doubt] = agreed(again)
+        proba[doubt] = agreed(np.concatenate(again))
     return proba
 
 
@@ -92,12 +94,11 @@ def agreed(readings) -> np.ndarray:
     return joint / joint.sum(axis=1, keepdims=True)
 
 
-def _turned(frame: np.ndarray, places, reader: PipNet) -> np.ndarray:
-    """The reader's beliefs about the dice at places, each crop read in its quarter turns and averaged."""
+def _turns(frame: np.ndarray, places, reader: PipNet) -> np.ndarray:
+    """(TURNS, n, classes) the reader's beliefs about the dice at places, each crop read in its quarter turns."""
     crops = np.stack([crop(frame, x, y, box, reader.side, reader.crop) for x, y, box in places])
     seen = np.concatenate([np.rot90(crops, k, (1, 2)) for k in range(TURNS)])
-    proba = reader.forward(seen.transpose(0, 3, 1, 2).astype(np.float32))
-    return proba.reshape(TURNS, len(places), -1).mean(axis=0)
+    return reader.forward(seen.transpose(0, 3, 1, 2).astype(np.float32)).reshape(TURNS, len(places), -1)
 
 
 def read_d6(frame, nets: tuple[PipNet, PipNet] | None = None) -> list[PipDie]:
