@@ -241,6 +241,45 @@ def test_pip_dice_taught_as_the_faces_are_read_by_their_pips_too(real_model, tab
     assert any("pip dice (bee 1, honey 2, zzz 3, zombee 4)" in line for line in report_lines(real_model.report))
 
 
+def _gold_three_among_dark_dice():
+    """111904's dark four and three and the gold-bodied three beside them (a set whose dice do not all
+    match), laid on the camera's empty sheet as a tray holding only the table's dice: (photo, set dice
+    as (face, x, y))."""
+    photo = read_image(PHOTOS / "detect" / "t1_IMG_20191208_111904.jpg")
+    out = read_image(PHOTOS / "calibration" / "empty" / "IMG_20191208_112014_empty.jpg")
+    dice = [("zombee", 355, 302), ("zzz", 188, 367), ("zzz", 409, 339)]  # the last the gold one
+    mask = np.zeros(photo.shape[:2], np.float32)
+    for _, x, y in dice:
+        cv2.circle(mask, (x, y), 20, 1.0, -1)
+    mask = cv2.GaussianBlur(mask, (0, 0), 2)[..., None]
+    return (photo * mask + out * (1 - mask)).astype(np.uint8), dice
+
+
+def test_a_pip_die_lighter_than_the_tables_finder_sees_is_found_by_its_pips(real_model):
+    """The table's finder looks for dice darker than the tray; a gold-bodied three among the dark dice
+    slips it. The pip reader's finder sees dice of every colour: told three were thrown, the tray
+    shows three, the gold one a zzz, where it showed two and asked to check the dice."""
+    shown, dice = _gold_three_among_dark_dice()
+    reader = DiceReader(real_model)
+    for expected in (None, 3):
+        reading = reader.read(shown, expected=expected)
+        assert [_read_at(reading, x, y) for _, x, y in dice] == [[face] for face, _, _ in dice]
+        assert len(reading.dice) == 3 and reading.check is None
+
+
+def test_a_trays_hole_the_pip_reader_reads_as_a_one_is_no_die_of_the_table(real_model):
+    """On dark felt the sheet's holes show as light rings, which the pip reader reads as ones (0.93-0.94),
+    12 px across beside a die of 24: not added as dice, even with one die in the frame to measure."""
+    from vision.name.pipfaces import found_by_pips
+    from vision.pips import read_d6
+
+    shown = felt(read_image(PHOTOS / "calibration" / "zombee" / "IMG_20191208_112332_zombee.jpg"), 0.55)
+    holes = [(p.x, p.y) for p in read_d6(shown) if p.value == 1 and p.confidence >= 0.9]
+    assert len(holes) == 2
+    found = found_by_pips(shown, [], real_model.side, real_model.pips)
+    assert not any(abs(d.x - x) < 10 and abs(d.y - y) < 10 for d in found for x, y in holes)
+
+
 def test_the_report_says_how_each_face_did(real_model):
     report = real_model.report
     assert set(report) >= {"ok", "faces", "weakest", "advice"}

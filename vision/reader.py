@@ -18,7 +18,7 @@ from .name.cnn import looks
 from .name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, surer_face
 from .name.modelfile import load_model
 from .name.net import edges_read
-from .name.pipfaces import joined as pips_joined, places
+from .name.pipfaces import found_by_pips, joined as pips_joined, places
 from .pips import beliefs
 from .reading import Die, Reading
 
@@ -122,7 +122,13 @@ class DiceReader:
             # (Not more: read untold, a cocked die, rightly unknown when told, can come out as two faces.)
             untold, untold_side = self._inspect(frame, timestamp, None)
             if untold.dice and len(untold.dice) < len(reading.dice) and "unknown" not in untold.faces:
-                return replace(untold, check=count_check(len(untold.dice), expected)), untold_side
+                reading, side = replace(untold, check=count_check(len(untold.dice), expected)), untold_side
+        if self.model.pips and (expected is None or reading.check is not None):
+            # pip dice: a die lighter than the table's finder sees, or one a raised camera shows smaller
+            more = found_by_pips(frame, reading.dice, side, self.model.pips)
+            if more:
+                check = None if expected is None else count_check(len(reading.dice) + len(more), expected)
+                reading = replace(reading, dice=reading.dice + more, check=check)
         return reading, side
 
     def _inspect(self, frame: np.ndarray, timestamp: float | None, expected) -> tuple[Reading, float]:
