@@ -51,6 +51,10 @@ TARGETS = {
         "tests/test_vision_reader.py::test_every_die_carries_its_two_likeliest_faces_likelier_first_for_the_table_to_be_asked",
         "tests/test_vision_reader.py::test_a_doubtful_die_is_read_again_cut_smaller_and_larger_and_a_sure_one_is_not",
         "tests/test_vision_calibrate.py::test_a_glossy_die_a_shaken_camera_smears_is_read_from_a_cut_nudged_off_centre"],
+    # a pip table's second finder: which dice the pip reader's finder adds to the table's reading
+    "vision/name/pipfaces.py:found_by_pips": [
+        "tests/test_vision_calibrate.py::test_a_pip_die_lighter_than_the_tables_finder_sees_is_found_by_its_pips",
+        "tests/test_vision_calibrate.py::test_a_trays_hole_the_pip_reader_reads_as_a_one_is_no_die_of_the_table"],
 }
 NO_MUTATE = "pragma: no mutate"
 
