@@ -265,6 +265,12 @@ def test_a_pip_die_lighter_than_the_tables_finder_sees_is_found_by_its_pips(real
         reading = reader.read(shown, expected=expected)
         assert [_read_at(reading, x, y) for _, x, y in dice] == [[face] for face, _, _ in dice]
         assert len(reading.dice) == 3 and reading.check is None
+    # the phone shows it where it lies, boxed like the others, and can ask about it by its likeliest face
+    _, x, y = dice[2]
+    gold = next(d for d in reading.dice if abs(d.x - x) < 12 and abs(d.y - y) < 12)
+    bx, by, w, h = gold.box
+    assert abs(bx + w / 2 - x) <= 4 and abs(by + h / 2 - y) <= 4 and 25 <= w == h <= 45
+    assert gold.likeliest[0] == ("zzz", gold.confidence)
 
 
 def test_a_trays_hole_the_pip_reader_reads_as_a_one_is_no_die_of_the_table(real_model):
@@ -279,6 +285,7 @@ def test_a_trays_hole_the_pip_reader_reads_as_a_one_is_no_die_of_the_table(real_
     assert len(holes) == 2
     found = found_by_pips(shown, [], real_model.side, real_model.pips)
     assert not any(abs(d.x - x) < 10 and abs(d.y - y) < 10 for d in found for x, y in holes)
+    assert [(d.face, round(d.x / 10), round(d.y / 10)) for d in found] == [("zombee", 58, 29)]  # the die is
 
 
 def test_the_report_says_how_each_face_did(real_model):
