@@ -38,9 +38,9 @@ SIZES = (0.9, 1.1)
 # reading's doubt scatters over. Tuning half 278 -> 281 of 281, held-out half the same (246 of 252), its
 # changed and re-clothed photos 43 dice up over the rows (JPEG 30 six, oak five, green felt five), no row
 # down, no sure die more (bench/pips.py); the nine turn-averaged readings so joined: 25 of the 43. A die
-# read surely at first keeps its averaged turns: joined so, a die was read surely and wrongly in 11 rows
-# no reading's belief counts as less: one near zero would veto a value (1e-6 read the same when the nine
-# turn-averaged readings were joined; 0.01 about half the gain)
+# read surely at first keeps its averaged turns: joined so, a die was read surely and wrongly in 11 rows.
+# No reading's belief counts as less than FLOOR: one near zero would veto a value (1e-6 read the same when
+# the nine turn-averaged readings were joined; 0.01 about half the gain)
 FLOOR = 1e-3
 
 
