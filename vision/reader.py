@@ -18,6 +18,7 @@ from .name.cnn import looks
 from .name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, surer_face
 from .name.modelfile import load_model
 from .name.net import edges_read
+from .name import paircolour
 from .name.pipfaces import found_by_pips, joined as pips_joined, places
 from .pips import beliefs
 from .reading import Die, Reading
@@ -373,6 +374,9 @@ class DiceReader:
                 looks=self._looks(self.model.second, frame, det, todo, have)), self.model.second_weight)
         if pips is not None:
             probs = pips_joined(probs, pips, self.model.pips, self.model.pip_weight)
+        if self.model.pair_colour is not None:  # which of a bee and a ZomBee: the symbol's colour too
+            probs = paircolour.split(probs, paircolour.symbol_colours(_patches(frame, det, todo, have), det.tray),
+                                     self.model.pair_colour)
         return probs
 
 

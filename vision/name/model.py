@@ -85,6 +85,9 @@ class Model:
     # beliefs join the reading, counting pip_weight (pipfaces.py); () for dice with no pips
     pips: tuple[int, ...] = ()
     pip_weight: float = 0.0
+    # a bee and a ZomBee told apart by their symbol's colour too: the two faces' mean colours and how
+    # strongly it counts (paircolour.py); None where calibration found it no help
+    pair_colour: np.ndarray | None = field(default=None, repr=False)
     # how far each die's cut is moved outward onto its top face, whose sides the camera sees (find/parallax.py)
     parallax: float = 0.0
     # how much more of the tray a die covers away from the picture's middle, the sides it shows there,

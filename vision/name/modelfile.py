@@ -70,6 +70,8 @@ def model_bytes(model: Model, folder, disk_usage: Callable = shutil.disk_usage) 
     if model.pips:  # older readers ignore these keys and read by the prototypes alone
         arrays["pips"] = np.array(model.pips, np.int8)
         arrays["pip_weight"] = np.array(model.pip_weight, np.float32)
+    if model.pair_colour is not None:  # older readers ignore it and split a bee from a ZomBee as before
+        arrays["pair_colour"] = np.asarray(model.pair_colour, np.float32)
     out = io.BytesIO()  # a file object keeps numpy from appending .npz to a name
     np.savez_compressed(out, **arrays)
     return out.getvalue()
@@ -243,4 +245,10 @@ def _model(path: Path, data: dict) -> Model:
             raise ModelError(f"model file {str(path)!r} has damaged pip counts: four different counts 1-6, "
                              f"one a face, and a weight above 0 and at most 1")
         model.pips, model.pip_weight = pips
+    if "pair_colour" in data:
+        colour = np.asarray(data["pair_colour"], np.float32)
+        if colour.shape != (7,) or not np.all(np.isfinite(colour)) or colour[6] <= 0:
+            raise ModelError(f"model file {str(path)!r} has damaged pair colours: a bee's and a ZomBee's "
+                             f"colour (3 numbers each) and a sharpness above 0")
+        model.pair_colour = colour
     return model

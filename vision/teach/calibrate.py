@@ -31,6 +31,7 @@ from ..find.clusters import MIN_SIDE
 from ..find.detect import detect
 from ..find.parallax import tops
 from ..images import read_image
+from ..name import paircolour
 from ..name.confidence import fit_confidence, log_likelihood, sure_means_sure, untaught_unknown
 from ..name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, gated, white
 from ..name.modelfile import load_model
@@ -177,7 +178,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     # one random stream per descriptor: the copies made for one never shift those made for the other
     rngs = {"map": np.random.default_rng(seed), "views": np.random.default_rng([seed, 1]),
             "net": np.random.default_rng([seed, 2])}
-    dice, files, net_cuts, pip_seen = [], [], [], []  # pip_seen: the pip reader's beliefs about each die
+    dice, files, net_cuts, pip_seen, colours = [], [], [], [], []  # pip_seen: the pip reader's beliefs about each die
     photo_count = {}
     photo = 0
     found = {}
@@ -203,6 +204,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
                        for descriptor, size in (("map", PATCH), ("views", VIEW_PATCH))
                        if compare in (None, descriptor)}
                 dice.append(Taught(cut, det.tray, CLASSES.index(face), photo, light))
+                colours.append(paircolour.die_colour(img, b, det))  # as the reader will see it
         photo_count[face] = len(items)
         if log:
             log(f"{face}: {len(items)} photos")
@@ -224,6 +226,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             cut = {descriptor: augment(img, b.x, b.y, det.side, b.angle, rngs[descriptor], augment_per_die, size)
                    for descriptor, size in (("map", PATCH), ("views", VIEW_PATCH)) if compare in (None, descriptor)}
             dice.append(Taught(cut, det.tray, CLASSES.index(face), photo, light))
+            colours.append(paircolour.die_colour(img, b, det))  # as the reader will see it
         for face in {face for _, face in pairs}:
             photo_count[face] += 1
         if log:
@@ -308,6 +311,11 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             model.face_layer, model.cnn = adapt.face_layer(taught, truth, UNKNOWN), base.cnn
             model.own_weight, model.net_trust = OWN_WEIGHT, trust
             left = layered
+            report = {**report, **quality(left, truth, photo_count, model.threshold)}
+    if not values:  # which of a bee and a ZomBee: their symbol's colour too (paircolour.py)
+        coloured = paircolour.fit(np.array(colours), truth, np.array([t.photo for t in dice]), left, log_likelihood)
+        if coloured is not None:
+            model.pair_colour, left = coloured
             report = {**report, **quality(left, truth, photo_count, model.threshold)}
     if values:  # pip dice: the pip reader joins the reading when the dice left out read better so (pipfaces.py)
         weight = pip_weight(left, pip_seen, values, truth)
