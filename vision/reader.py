@@ -14,11 +14,11 @@ from .find.counting import count_check
 from .find.detect import DARKER, Detection, detect, raised, size_off
 from .find.parallax import tops
 from .images import check_frame, resized
+from .name import paircolour
 from .name.cnn import looks
 from .name.model import CLASSES, MAX_LARGER, UNKNOWN, Model, both_ways, surer_face
 from .name.modelfile import load_model
 from .name.net import edges_read
-from .name import paircolour
 from .name.pipfaces import found_by_pips, joined as pips_joined, places
 from .pips import beliefs
 from .reading import Die, Reading

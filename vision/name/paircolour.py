@@ -6,9 +6,9 @@ where a look at the colour settles it. Calibration measures the colour of the sy
 ZomBee it is taught (symbol_colours: the hue of the pixels that differ most from the die's body, the
 body taken out, so a purple or a black die gives the same kind of number), and keeps the two faces'
 mean colours when every taught bee and ZomBee, its photo left out, is nearer its own face's colour
-and the left-out dice read likelier with it (fit). The reader then
-splits what it believes of the pair by that colour as well (split): how likely the pair is, the
-reader says; which of the two, the reader and the colour together.
+and the left-out dice read likelier with it (fit). The reader then splits what it believes of the
+pair by that colour as well (split): how likely the pair is, the reader says; which of the two, the
+reader and the colour together.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ MIDDLE = 0.7  # of a crop's side, around its centre: the die's face without its 
 INK = 0.8  # the pixels above this quantile of distance from the body's colour are the symbol's
 # Tried at calibration: how strongly the colour's lean counts. Up to 16, and kept without every taught
 # die on its own face's side, our renders' calibrated held-out art (bench/vision.py) read 99.46 % of
-# dice instead of 99.77 % (a colour the lamp shifts from roll to roll); so, our renders read as
-# without it and the second renderer's seeds 1-5 (bench/other_renderer.py) 2897 of 2960 dice instead
-# of 2893 (seed 4: 587 -> 590, small black dice on paper)
+# dice instead of 99.77 % (a colour the lamp shifts from roll to roll). Held to these, our renders
+# read as they did without it and the second renderer's seeds 1-5 (bench/other_renderer.py) 2897 of
+# 2960 dice instead of 2893 (seed 4: 587 -> 590, small black dice on paper)
 SHARPNESS = (2.0, 4.0)
 
 
@@ -36,7 +36,8 @@ def symbol_colours(crops: np.ndarray, trays: np.ndarray) -> np.ndarray:
     crops = np.asarray(crops, np.float32)
     n, h, w = crops.shape[:3]
     a0, b0 = int(round(h * (1 - MIDDLE) / 2)), int(round(w * (1 - MIDDLE) / 2))
-    p = crops[:, a0:h - a0, b0:w - b0].reshape(n, -1, 3) / np.maximum(np.asarray(trays, np.float32), 1.0).reshape(-1, 1, 3)
+    light = np.maximum(np.asarray(trays, np.float32), 1.0).reshape(-1, 1, 3)  # the tray's colour divided out
+    p = crops[:, a0:h - a0, b0:w - b0].reshape(n, -1, 3) / light
     away = p - np.median(p, axis=1, keepdims=True)
     far = np.sqrt((away * away).sum(axis=2))
     ink = far >= np.quantile(far, INK, axis=1, keepdims=True)
@@ -100,7 +101,8 @@ def _split_by_lean(proba: np.ndarray, leaned: np.ndarray, sharp: float) -> np.nd
     out = proba.copy()
     pair = list(PAIR)
     both = out[:, pair].sum(axis=1)
-    odds = np.maximum(out[:, pair[1]], 1e-9) / np.maximum(out[:, pair[0]], 1e-9) * np.exp(np.clip(sharp * leaned, -30, 30))
+    odds = np.maximum(out[:, pair[1]], 1e-9) / np.maximum(out[:, pair[0]], 1e-9)
+    odds *= np.exp(np.clip(sharp * leaned, -30, 30))
     out[:, pair[1]] = both * odds / (1 + odds)
     out[:, pair[0]] = both - out[:, pair[1]]
     return out

@@ -178,7 +178,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
     # one random stream per descriptor: the copies made for one never shift those made for the other
     rngs = {"map": np.random.default_rng(seed), "views": np.random.default_rng([seed, 1]),
             "net": np.random.default_rng([seed, 2])}
-    dice, files, net_cuts, pip_seen, colours = [], [], [], [], []  # pip_seen: the pip reader's beliefs about each die
+    # pip_seen: the pip reader's beliefs about each die; colours: its symbol's (paircolour.py)
+    dice, files, net_cuts, pip_seen, colours = [], [], [], [], []
     photo_count = {}
     photo = 0
     found = {}
@@ -313,7 +314,8 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             left = layered
             report = {**report, **quality(left, truth, photo_count, model.threshold)}
     if not values:  # which of a bee and a ZomBee: their symbol's colour too (paircolour.py)
-        coloured = paircolour.fit(np.array(colours), truth, np.array([t.photo for t in dice]), left, log_likelihood)
+        photos_of = np.array([t.photo for t in dice])
+        coloured = paircolour.fit(np.array(colours), truth, photos_of, left, log_likelihood)
         if coloured is not None:
             model.pair_colour, left = coloured
             report = {**report, **quality(left, truth, photo_count, model.threshold)}
