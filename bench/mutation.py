@@ -55,6 +55,8 @@ TARGETS = {
     "vision/name/pipfaces.py:found_by_pips": [
         "tests/test_vision_calibrate.py::test_a_pip_die_lighter_than_the_tables_finder_sees_is_found_by_its_pips",
         "tests/test_vision_calibrate.py::test_a_trays_hole_the_pip_reader_reads_as_a_one_is_no_die_of_the_table"],
+    # which of a bee and a ZomBee: the symbol's colour, and whether calibration keeps it
+    "vision/name/paircolour.py": ["tests/test_vision_paircolour.py"],
 }
 NO_MUTATE = "pragma: no mutate"
 
