@@ -68,6 +68,10 @@ def test_calibration_keeps_the_colour_only_when_it_makes_the_left_out_dice_likel
     assert (split[truth == BEE, BEE] > 0.5).all() and (split[truth == ZOMBEE, ZOMBEE] > 0.5).all()
     mixed = apart[rng.permutation(12)]  # colours that say nothing of the face
     assert paircolour.fit(mixed, truth, photos, left, log_likelihood) is None
+    for stray in (0, 11):  # one bee, or one ZomBee, whose colour lies with the other face's: not kept
+        odd = apart.copy()
+        odd[stray] = apart[11 - stray]
+        assert paircolour.fit(odd, truth, photos, left, log_likelihood) is None, stray
 
 
 def test_the_pair_colour_is_kept_in_the_model_file_and_a_damaged_one_is_refused(tmp_path):
