@@ -233,6 +233,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         if log:
             log(f"rolls/{roll.path.name}: {len(pairs)} of its {len(roll.dice)} labelled dice found and taught")
     truth = np.array([t.face for t in dice])
+    taught_in = np.array([t.photo for t in dice])  # the photo each die was taught from
     pip_seen = np.array(pip_seen)
     values = pip_values(pip_seen, truth)  # pip dice: the counts of pips their faces show, else ()
     threshold = base.threshold if base is not None else 0.5
@@ -244,7 +245,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         # the stock ZomBee network, its last layer refitted to these photos (adapt.py), read each die
         # refitted without the die's photo: a fair test of it
         seen = adapt.taught(base.net, net_cuts)
-        q = adapt.left_out(base.net, net_cuts, seen, truth, np.array([t.photo for t in dice]), UNKNOWN)
+        q = adapt.left_out(base.net, net_cuts, seen, truth, taught_in, UNKNOWN)
         called = q[:, UNKNOWN] > 0.5
         own_unknown = not values and bool(called.mean() > STRANGE or called[from_rolls:].any()
                                                    or (parallax > 0 and called.any()))
@@ -306,7 +307,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
         # say whether a die shows a face at all
         trust = 0.0 if values else NET_TRUST
         taught, plain = adapt.layer_features(base.cnn, net_cuts, np.random.default_rng([seed, 4]))
-        layered = gated(left, adapt.layer_left_out(taught, plain, truth, np.array([t.photo for t in dice]), UNKNOWN),
+        layered = gated(left, adapt.layer_left_out(taught, plain, truth, taught_in, UNKNOWN),
                         OWN_WEIGHT, trust)
         if log_likelihood(layered, truth) > log_likelihood(left, truth):
             model.face_layer, model.cnn = adapt.face_layer(taught, truth, UNKNOWN), base.cnn
@@ -314,8 +315,7 @@ def calibrate(folder, base: Model | None = None, seed: int = 0, log=None, augmen
             left = layered
             report = {**report, **quality(left, truth, photo_count, model.threshold)}
     if not values:  # which of a bee and a ZomBee: their symbol's colour too (paircolour.py)
-        photos_of = np.array([t.photo for t in dice])
-        coloured = paircolour.fit(np.array(colours), truth, photos_of, left, log_likelihood)
+        coloured = paircolour.fit(np.array(colours), truth, taught_in, left, log_likelihood)
         if coloured is not None:
             model.pair_colour, left = coloured
             report = {**report, **quality(left, truth, photo_count, model.threshold)}
