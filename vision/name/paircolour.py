@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from companion.commands import DICE_FACES
-
 from ..cut.symbol import dice_patches
+from .model import COLOUR_ONLY
 
-PAIR = (DICE_FACES.index("bee"), DICE_FACES.index("zombee"))
 MIDDLE = 0.7  # of a crop's side, around its centre: the die's face without its rim or the tray
 INK = 0.8  # the pixels above this quantile of distance from the body's colour are the symbol's
 # Tried at calibration: how strongly the colour's lean counts. Up to 16, and kept without every taught
@@ -70,7 +68,7 @@ def fit(colours: np.ndarray, truth: np.ndarray, photos: np.ndarray, left: np.nda
     dice's left-out class probabilities without it; each photo's dice are judged by means made
     without that photo (a fair test); likelihood(proba, truth) scores a reading. None too when a face
     of the pair has dice in fewer than two photos."""
-    bee, zombee = (truth == PAIR[0]), (truth == PAIR[1])
+    bee, zombee = (truth == COLOUR_ONLY[0]), (truth == COLOUR_ONLY[1])
     if len(set(photos[bee])) < 2 or len(set(photos[zombee])) < 2:
         return None
     leaned = np.zeros(len(truth))
@@ -99,7 +97,7 @@ def _mean(colours: np.ndarray) -> np.ndarray:
 
 def _split_by_lean(proba: np.ndarray, leaned: np.ndarray, sharp: float) -> np.ndarray:
     out = proba.copy()
-    pair = list(PAIR)
+    pair = list(COLOUR_ONLY)
     both = out[:, pair].sum(axis=1)
     odds = np.maximum(out[:, pair[1]], 1e-9) / np.maximum(out[:, pair[0]], 1e-9)
     odds *= np.exp(np.clip(sharp * leaned, -30, 30))
